@@ -1,0 +1,243 @@
+/* Kernel benchmark: each kernel on frames already in device memory, against
+ * the memory-bandwidth floor measured in the same run.
+ *
+ *   kernel-bench [--csv FILE] [--reps N]
+ *
+ * Method: the floor's bandwidth is a device-to-device copy of 512 MiB
+ * (bytes read + bytes written over its median time); a kernel's floor is the
+ * bytes it must move (each input byte read once, each output byte written
+ * once) over that bandwidth.  Each kernel is checked against its CPU
+ * reference first, then timed with CUDA events around every launch, after
+ * warm-up, median of --reps runs (default 300), its inputs and outputs
+ * rotated over enough frames (>= 4 x 50 MB) that L2 cannot hold them. */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cudafilters-kernels.h"
+
+#define CHECK(call) do {                                                   \
+  cudaError_t e_ = (call);                                                 \
+  if (e_ != cudaSuccess) {                                                 \
+    std::fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,    \
+        cudaGetErrorName (e_));                                            \
+    std::exit (2);                                                         \
+  }                                                                        \
+} while (0)
+
+static int g_reps = 300;
+static const int kWarmup = 30;
+static const size_t kRotateBytes = 200u << 20;
+
+struct Row
+{
+  std::string op, size, content;
+  double bytes, median_us, floor_us;
+};
+
+/* Median time in microseconds of launch(i), i = 0 .. reps-1, each bracketed
+ * by its own pair of events. */
+static double
+time_median_us (const std::function < void (int) > &launch, int reps)
+{
+  std::vector < cudaEvent_t > ev (2 * reps);
+  for (auto & e:ev)
+    CHECK (cudaEventCreate (&e));
+  for (int i = 0; i < kWarmup; i++)
+    launch (i);
+  for (int i = 0; i < reps; i++) {
+    CHECK (cudaEventRecord (ev[2 * i], 0));
+    launch (i);
+    CHECK (cudaEventRecord (ev[2 * i + 1], 0));
+  }
+  CHECK (cudaDeviceSynchronize ());
+  CHECK (cudaGetLastError ());
+  std::vector < float >t (reps);
+  for (int i = 0; i < reps; i++)
+    CHECK (cudaEventElapsedTime (&t[i], ev[2 * i], ev[2 * i + 1]));
+  for (auto & e:ev)
+    CHECK (cudaEventDestroy (e));
+  std::nth_element (t.begin (), t.begin () + reps / 2, t.end ());
+  return 1000.0 * t[reps / 2];
+}
+
+/* Device-to-device copy bandwidth, counting bytes read plus written. */
+static double
+measure_copy_bandwidth (void)
+{
+  size_t bytes = 512u << 20;
+  void *a, *b;
+  CHECK (cudaMalloc (&a, bytes));
+  CHECK (cudaMalloc (&b, bytes));
+  CHECK (cudaMemset (a, 1, bytes));
+  double us = time_median_us ([&](int) {
+        CHECK (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice, 0));
+      }, 50);
+  CHECK (cudaFree (a));
+  CHECK (cudaFree (b));
+  return 2.0 * bytes / (us * 1e-6);
+}
+
+/* A set of pitched device frames to rotate over. */
+struct Frames
+{
+  std::vector < uint8_t * >ptr;
+  size_t pitch = 0;
+
+  Frames (int n, size_t row_bytes, int rows)
+  {
+    pitch = (row_bytes + 255) / 256 * 256;
+    ptr.resize (n);
+    for (auto & p:ptr)
+      CHECK (cudaMalloc (&p, pitch * rows));
+  }
+  ~Frames ()
+  {
+    for (auto p:ptr)
+      cudaFree (p);
+  }
+  uint8_t *operator[] (int i) const
+  {
+    return ptr[i % ptr.size ()];
+  }
+};
+
+static void
+fill_frames (const Frames & f, size_t row_bytes, int rows, bool solid,
+    std::mt19937 & rng)
+{
+  std::vector < uint8_t > host (f.pitch * rows);
+  uint32_t colour = rng ();
+  for (size_t i = 0; i < host.size (); i++)
+    host[i] = solid ? (uint8_t) (colour >> (8 * (i % 4))) : (uint8_t) rng ();
+  (void) row_bytes;
+  for (auto p:f.ptr)
+    CHECK (cudaMemcpy (p, host.data (), host.size (),
+            cudaMemcpyHostToDevice));
+}
+
+static int
+rotation_count (size_t bytes_per_frame)
+{
+  return (int) std::max < size_t > (2,
+      (kRotateBytes + bytes_per_frame - 1) / bytes_per_frame);
+}
+
+static Row
+bench_gray (int w, int h, CfPackedLayout layout, const char *fmt,
+    bool solid, double bandwidth, std::mt19937 & rng)
+{
+  size_t in_row = (size_t) w * layout.bytes_per_pixel;
+  size_t bytes = in_row * h + (size_t) w * h;
+  int n = rotation_count (bytes);
+  Frames in (n, in_row, h), out (n, w, h);
+  fill_frames (in, in_row, h, solid, rng);
+
+  /* correct first: frame 0 against the CPU reference */
+  std::vector < uint8_t > src (in.pitch * h), want (out.pitch * h),
+      got (out.pitch * h);
+  CHECK (cudaMemcpy (src.data (), in[0], src.size (), cudaMemcpyDeviceToHost));
+  CHECK (cudaMemset (out[0], 0xa5, out.pitch * h));
+  CfError err = cf_gray_from_packed (in[0], in.pitch, out[0], out.pitch, w, h,
+      layout, CF_GRAY_MATRIX_BT709, nullptr);
+  CHECK ((cudaError_t) err);
+  CHECK (cudaMemcpy (got.data (), out[0], got.size (),
+          cudaMemcpyDeviceToHost));
+  cf_ref_gray_from_packed (src.data (), in.pitch, want.data (), out.pitch, w,
+      h, layout, CF_GRAY_MATRIX_BT709);
+  for (int y = 0; y < h; y++)
+    if (std::memcmp (&got[y * out.pitch], &want[y * out.pitch], w) != 0) {
+      std::fprintf (stderr, "gray %s %dx%d: GPU differs from the CPU "
+          "reference in row %d\n", fmt, w, h, y);
+      std::exit (1);
+    }
+
+  double us = time_median_us ([&](int i) {
+        cf_gray_from_packed (in[i], in.pitch, out[i], out.pitch, w, h, layout,
+            CF_GRAY_MATRIX_BT709, nullptr);
+      }, g_reps);
+  char size[32];
+  std::snprintf (size, sizeof size, "%dx%d", w, h);
+  return Row { std::string ("gray ") + fmt + "->GRAY8", size,
+      solid ? "solid" : "random", (double) bytes, us,
+      bytes / bandwidth * 1e6};
+}
+
+static Row
+bench_luma_copy (int w, int h, double bandwidth, std::mt19937 & rng)
+{
+  size_t bytes = 2 * (size_t) w * h;
+  int n = rotation_count (bytes);
+  Frames in (n, w, h), out (n, w, h);
+  fill_frames (in, w, h, false, rng);
+  double us = time_median_us ([&](int i) {
+        cf_copy_plane (in[i], in.pitch, out[i], out.pitch, w, h, nullptr);
+      }, g_reps);
+  char size[32];
+  std::snprintf (size, sizeof size, "%dx%d", w, h);
+  return Row { "gray NV12->GRAY8 (luma copy)", size, "random", (double) bytes,
+      us, bytes / bandwidth * 1e6};
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *csv = nullptr;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp (argv[i], "--csv") && i + 1 < argc)
+      csv = argv[++i];
+    else if (!std::strcmp (argv[i], "--reps") && i + 1 < argc)
+      g_reps = std::max (1, std::atoi (argv[++i]));
+    else {
+      std::fprintf (stderr, "usage: %s [--csv FILE] [--reps N]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (cf_device_count () == 0) {
+    std::fprintf (stderr, "kernel-bench: no CUDA device\n");
+    return 1;
+  }
+
+  cudaDeviceProp prop;
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  double bw = measure_copy_bandwidth ();
+  std::printf ("GPU: %s, %d SMs, L2 %d MB; device-to-device copy: %.0f GB/s "
+      "(read + write)\n", prop.name, prop.multiProcessorCount,
+      prop.l2CacheSize >> 20, bw / 1e9);
+
+  std::mt19937 rng (std::random_device {} ());
+  const CfPackedLayout rgba = { 4, 0, 1, 2 }, rgb = { 3, 0, 1, 2 };
+  std::vector < Row > rows;
+  rows.push_back (bench_gray (1280, 720, rgba, "RGBA", false, bw, rng));
+  rows.push_back (bench_gray (1920, 1080, rgba, "RGBA", false, bw, rng));
+  rows.push_back (bench_gray (3840, 2160, rgba, "RGBA", false, bw, rng));
+  rows.push_back (bench_gray (3840, 2160, rgba, "RGBA", true, bw, rng));
+  rows.push_back (bench_gray (7680, 4320, rgba, "RGBA", false, bw, rng));
+  rows.push_back (bench_gray (3840, 2160, rgb, "RGB", false, bw, rng));
+  rows.push_back (bench_luma_copy (3840, 2160, bw, rng));
+
+  FILE *f = csv ? std::fopen (csv, "w") : nullptr;
+  if (f)
+    std::fprintf (f, "gpu,op,size,content,bytes,median_us,floor_us,ratio\n");
+  std::printf ("\n%-30s %-10s %-7s %9s %10s %10s %7s\n", "op", "size",
+      "content", "MB moved", "median us", "floor us", "x floor");
+  for (auto & r:rows) {
+    std::printf ("%-30s %-10s %-7s %9.1f %10.2f %10.2f %7.2f\n",
+        r.op.c_str (), r.size.c_str (), r.content.c_str (), r.bytes / 1e6,
+        r.median_us, r.floor_us, r.median_us / r.floor_us);
+    if (f)
+      std::fprintf (f, "\"%s\",\"%s\",%s,%s,%.0f,%.3f,%.3f,%.3f\n",
+          prop.name, r.op.c_str (), r.size.c_str (), r.content.c_str (),
+          r.bytes, r.median_us, r.floor_us, r.median_us / r.floor_us);
+  }
+  if (f)
+    std::fclose (f);
+  return 0;
+}

@@ -1,0 +1,985 @@
+/* GStreamer
+ * gst-cudafilters: the base class of every element.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstcudafiltersbase
+ * @title: GstCudaFiltersBase
+ * @short_description: base class of the gst-cudafilters elements
+ *
+ * Owns everything between GStreamer and the GPU so that elements hold only
+ * their properties, caps and kernel dispatch:
+ *
+ * - the CUDA context, shared with nvcodec elements and applications through
+ *   #GstContext, the `device-id` property, and one CUDA stream;
+ * - frames in `memory:CUDAMemory` read and written in place (zero copy);
+ *   output CUDA buffers come from a #GstCudaBufferPool of the context;
+ * - frames in system memory uploaded on the element's stream, from pinned
+ *   memory when upstream took the pool proposed in the allocation query;
+ *   system-memory output downloaded into the output buffer;
+ * - analysis elements as in-place passthrough: the frame goes on untouched.
+ *
+ * See docs/architecture.md for the path of a frame.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudafiltersbase.h"
+#include "gstcudafilterspinned.h"
+
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_filters_base_debug);
+#define GST_CAT_DEFAULT gst_cuda_filters_base_debug
+
+#define DEFAULT_DEVICE_ID -1
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+};
+
+/* A frame's planes in device memory that this element owns: where system
+ * memory frames are uploaded to, and where output bound for system memory is
+ * written before the download. */
+typedef struct
+{
+  CUdeviceptr plane[GST_VIDEO_MAX_PLANES];
+  gsize pitch[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+} StagingFrame;
+
+typedef struct
+{
+  gint device_id;
+
+  GstCudaContext *context;
+  CUstream stream;
+
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  gboolean in_cuda;
+  gboolean out_cuda;
+
+  StagingFrame upload;
+  StagingFrame download;
+} GstCudaFiltersBasePrivate;
+
+#define gst_cuda_filters_base_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaFiltersBase, gst_cuda_filters_base,
+    GST_TYPE_BASE_TRANSFORM);
+
+#define PRIV(self) \
+  ((GstCudaFiltersBasePrivate *) gst_cuda_filters_base_get_instance_private (self))
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static const gchar *
+cu_error_name (CUresult result)
+{
+  const gchar *name = NULL;
+
+  if (CuGetErrorName (result, &name) != CUDA_SUCCESS || !name)
+    name = "unknown CUDA error";
+  return name;
+}
+
+static gboolean
+caps_are_cuda_memory (GstCaps * caps)
+{
+  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+/* Bytes per row and number of rows of a plane, from the format's components
+ * (NV12's chroma plane: 2 * ceil(w/2) bytes, ceil(h/2) rows). */
+static void
+plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
+    guint * rows)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, plane, comp);
+  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+}
+
+/* Whether every plane described by the buffer's video meta (or, without
+ * one, by @info) lies inside the buffer: a short buffer must never be read
+ * past its end. */
+static gboolean
+buffer_holds_frame (GstBuffer * buffer, const GstVideoInfo * info,
+    gsize * needed)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  gsize size = gst_buffer_get_size (buffer);
+  guint p;
+
+  *needed = 0;
+  if (!meta) {
+    *needed = GST_VIDEO_INFO_SIZE (info);
+    return size >= *needed;
+  }
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize row_bytes, end;
+    guint rows;
+
+    plane_extent (info, p, &row_bytes, &rows);
+    if (p >= meta->n_planes || meta->stride[p] < 0
+        || (gsize) meta->stride[p] < row_bytes)
+      return FALSE;
+    end = meta->offset[p] + (gsize) meta->stride[p] * (rows - 1) + row_bytes;
+    *needed = MAX (*needed, end);
+  }
+  return size >= *needed;
+}
+
+static void
+staging_free (StagingFrame * staging)
+{
+  guint p;
+
+  for (p = 0; p < staging->n_planes; p++) {
+    if (staging->plane[p])
+      gst_cuda_result (CuMemFree (staging->plane[p]));
+  }
+  memset (staging, 0, sizeof (*staging));
+}
+
+/* Called with the context pushed. */
+static CUresult
+staging_ensure (StagingFrame * staging, const GstVideoInfo * info)
+{
+  guint p;
+
+  if (staging->n_planes)
+    return CUDA_SUCCESS;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize row_bytes;
+    guint rows;
+    CUresult res;
+
+    plane_extent (info, p, &row_bytes, &rows);
+    /* element size 16: pitches suit 16-byte vector loads */
+    res = CuMemAllocPitch (&staging->plane[p], &staging->pitch[p], row_bytes,
+        rows, 16);
+    staging->n_planes = p + 1;
+    if (res != CUDA_SUCCESS) {
+      staging_free (staging);
+      return res;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+static void
+staging_to_device_frame (const StagingFrame * staging,
+    const GstVideoInfo * info, GstCudaFiltersFrame * frame)
+{
+  guint p;
+
+  memset (frame, 0, sizeof (*frame));
+  frame->info = info;
+  for (p = 0; p < staging->n_planes; p++) {
+    frame->data[p] = (guint8 *) (guintptr) staging->plane[p];
+    frame->stride[p] = (gint) staging->pitch[p];
+  }
+}
+
+static CUresult
+copy_plane_async (const GstVideoInfo * info, guint plane,
+    CUmemorytype src_type, const void *src, gsize src_pitch,
+    CUmemorytype dst_type, void *dst, gsize dst_pitch, CUstream stream)
+{
+  CUDA_MEMCPY2D copy = { 0, };
+  gsize row_bytes;
+  guint rows;
+
+  plane_extent (info, plane, &row_bytes, &rows);
+  copy.srcMemoryType = src_type;
+  copy.dstMemoryType = dst_type;
+  if (src_type == CU_MEMORYTYPE_HOST)
+    copy.srcHost = src;
+  else
+    copy.srcDevice = (CUdeviceptr) (guintptr) src;
+  if (dst_type == CU_MEMORYTYPE_HOST)
+    copy.dstHost = dst;
+  else
+    copy.dstDevice = (CUdeviceptr) (guintptr) dst;
+  copy.srcPitch = src_pitch;
+  copy.dstPitch = dst_pitch;
+  copy.WidthInBytes = row_bytes;
+  copy.Height = rows;
+  return CuMemcpy2DAsync (&copy, stream);
+}
+
+/* A buffer that is one GstCudaMemory of our context can be read and written
+ * in place. */
+static GstCudaMemory *
+buffer_cuda_memory (GstCudaFiltersBase * self, GstBuffer * buffer)
+{
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (buffer) != 1)
+    return NULL;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  if (!gst_is_cuda_memory (mem)
+      || GST_CUDA_MEMORY_CAST (mem)->context != PRIV (self)->context)
+    return NULL;
+  return GST_CUDA_MEMORY_CAST (mem);
+}
+
+/* Maps a CUDA-memory buffer for the kernels.  Without a video meta the
+ * memory's own pitched layout applies, not the caps' packed one. */
+static gboolean
+map_cuda_frame (GstVideoFrame * frame, const GstVideoInfo * info,
+    GstCudaMemory * cmem, GstBuffer * buffer, GstMapFlags flags,
+    GstCudaFiltersFrame * dev)
+{
+  const GstVideoInfo *layout = gst_buffer_get_video_meta (buffer) ?
+      info : &cmem->info;
+  guint p;
+
+  if (!gst_video_frame_map (frame, (GstVideoInfo *) layout, buffer,
+          flags | GST_MAP_CUDA))
+    return FALSE;
+
+  memset (dev, 0, sizeof (*dev));
+  dev->info = info;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    dev->data[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    dev->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  }
+  return TRUE;
+}
+
+/* ---- the frame path --------------------------------------------------- */
+
+typedef enum
+{
+  FAIL_NONE,
+  FAIL_MAP_IN,
+  FAIL_MAP_OUT,
+  FAIL_CUDA,
+} FailKind;
+
+/* Runs one frame: input to the device (in place or uploaded), the element's
+ * kernels, output to its buffer (in place or downloaded), one wait for the
+ * stream.  outbuf is NULL for analysis elements. */
+static GstFlowReturn
+gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  GstCudaFiltersBaseClass *klass = GST_CUDA_FILTERS_BASE_GET_CLASS (self);
+  GstVideoFrame in_frame, out_frame;
+  GstCudaFiltersFrame in_dev, out_dev;
+  GstCudaMemory *in_cmem, *out_cmem = NULL;
+  gboolean in_mapped = FALSE, out_mapped = FALSE;
+  const gchar *step = NULL, *err_name = NULL;
+  FailKind fail = FAIL_NONE;
+  CUresult res;
+  CfError kerr;
+  gsize needed;
+  guint p;
+
+  if (!buffer_holds_frame (inbuf, &priv->in_info, &needed)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer is smaller than its caps say."),
+        ("buffer of %" G_GSIZE_FORMAT " bytes, but a %dx%d %s frame "
+            "needs %" G_GSIZE_FORMAT, gst_buffer_get_size (inbuf),
+            GST_VIDEO_INFO_WIDTH (&priv->in_info),
+            GST_VIDEO_INFO_HEIGHT (&priv->in_info),
+            GST_VIDEO_INFO_NAME (&priv->in_info), needed));
+    return GST_FLOW_ERROR;
+  }
+
+  if (!gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  /* input */
+  in_cmem = buffer_cuda_memory (self, inbuf);
+  if (in_cmem) {
+    in_mapped = map_cuda_frame (&in_frame, &priv->in_info, in_cmem, inbuf,
+        GST_MAP_READ, &in_dev);
+    if (!in_mapped) {
+      fail = FAIL_MAP_IN;
+      goto done;
+    }
+  } else {
+    in_mapped = gst_video_frame_map (&in_frame, &priv->in_info, inbuf,
+        GST_MAP_READ);
+    if (!in_mapped) {
+      fail = FAIL_MAP_IN;
+      goto done;
+    }
+    step = "allocating the upload frame";
+    if ((res = staging_ensure (&priv->upload, &priv->in_info)) != CUDA_SUCCESS)
+      goto cuda_failed;
+    step = "uploading the frame";
+    for (p = 0; p < priv->upload.n_planes; p++) {
+      res = copy_plane_async (&priv->in_info, p, CU_MEMORYTYPE_HOST,
+          GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p), CU_MEMORYTYPE_DEVICE,
+          (void *) (guintptr) priv->upload.plane[p], priv->upload.pitch[p],
+          priv->stream);
+      if (res != CUDA_SUCCESS)
+        goto cuda_failed;
+    }
+    staging_to_device_frame (&priv->upload, &priv->in_info, &in_dev);
+  }
+
+  /* output */
+  if (outbuf) {
+    out_cmem = buffer_cuda_memory (self, outbuf);
+    if (out_cmem) {
+      out_mapped = map_cuda_frame (&out_frame, &priv->out_info, out_cmem,
+          outbuf, GST_MAP_WRITE, &out_dev);
+    } else {
+      out_mapped = gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
+          GST_MAP_WRITE);
+      step = "allocating the download frame";
+      if (out_mapped && (res = staging_ensure (&priv->download,
+                  &priv->out_info)) != CUDA_SUCCESS)
+        goto cuda_failed;
+      staging_to_device_frame (&priv->download, &priv->out_info, &out_dev);
+    }
+    if (!out_mapped) {
+      fail = FAIL_MAP_OUT;
+      goto done;
+    }
+  }
+
+  kerr = klass->process (self, inbuf, &in_dev, outbuf ? &out_dev : NULL,
+      (CfStream) priv->stream);
+  if (kerr != 0) {
+    step = "running the kernels";
+    err_name = cf_error_name (kerr);
+    fail = FAIL_CUDA;
+    goto done;
+  }
+
+  if (outbuf && !out_cmem) {
+    step = "downloading the frame";
+    for (p = 0; p < priv->download.n_planes; p++) {
+      res = copy_plane_async (&priv->out_info, p, CU_MEMORYTYPE_DEVICE,
+          (void *) (guintptr) priv->download.plane[p], priv->download.pitch[p],
+          CU_MEMORYTYPE_HOST, GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p), priv->stream);
+      if (res != CUDA_SUCCESS)
+        goto cuda_failed;
+    }
+  }
+
+  /* 1.22's CUDA memory has no stream of its own: whoever maps it next may
+   * use any stream, so the work must be finished before unmapping. */
+  step = "waiting for the GPU";
+  if ((res = CuStreamSynchronize (priv->stream)) != CUDA_SUCCESS)
+    goto cuda_failed;
+  goto done;
+
+cuda_failed:
+  err_name = cu_error_name (res);
+  fail = FAIL_CUDA;
+  /* leave nothing in flight that still reads or writes the mapped frames */
+  CuStreamSynchronize (priv->stream);
+
+done:
+  if (out_mapped)
+    gst_video_frame_unmap (&out_frame);
+  if (in_mapped)
+    gst_video_frame_unmap (&in_frame);
+  gst_cuda_context_pop (NULL);
+
+  switch (fail) {
+    case FAIL_NONE:
+      return GST_FLOW_OK;
+    case FAIL_MAP_IN:
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Could not map the input frame."), ("%" GST_PTR_FORMAT, inbuf));
+      break;
+    case FAIL_MAP_OUT:
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Could not map the output frame."), ("%" GST_PTR_FORMAT, outbuf));
+      break;
+    case FAIL_CUDA:
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("CUDA failed while %s: %s.", step, err_name), (NULL));
+      break;
+  }
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_cuda_filters_base_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  return gst_cuda_filters_base_run (GST_CUDA_FILTERS_BASE (trans), inbuf,
+      outbuf);
+}
+
+static GstFlowReturn
+gst_cuda_filters_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  return gst_cuda_filters_base_run (GST_CUDA_FILTERS_BASE (trans), buf, NULL);
+}
+
+/* ---- context and state ------------------------------------------------ */
+
+static void
+release_gpu_resources (GstCudaFiltersBase * self)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+
+  if (!priv->context)
+    return;
+  if (gst_cuda_context_push (priv->context)) {
+    staging_free (&priv->upload);
+    staging_free (&priv->download);
+    if (priv->stream)
+      gst_cuda_result (CuStreamDestroy (priv->stream));
+    gst_cuda_context_pop (NULL);
+  }
+  priv->stream = NULL;
+}
+
+static gboolean
+create_stream (GstCudaFiltersBase * self)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  CUresult res = CUDA_ERROR_INVALID_CONTEXT;
+
+  if (gst_cuda_context_push (priv->context)) {
+    res = CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT);
+    gst_cuda_context_pop (NULL);
+  }
+  if (res != CUDA_SUCCESS) {
+    priv->stream = NULL;
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not create a CUDA stream: %s.", cu_error_name (res)), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_filters_base_start (GstBaseTransform * trans)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  gint device_id, n_devices = 0;
+  CUresult res;
+
+  GST_OBJECT_LOCK (self);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Every Cu* call of gst-cuda aborts unless the driver library loaded,
+   * so nothing CUDA happens before this check. */
+  if (!gst_cuda_load_library ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("The CUDA driver library could not be loaded."),
+        ("libcuda.so.1 is missing or incomplete: is the NVIDIA driver "
+            "installed?"));
+    return FALSE;
+  }
+
+  res = CuInit (0);
+  if (res == CUDA_SUCCESS)
+    res = CuDeviceGetCount (&n_devices);
+  if (res != CUDA_SUCCESS || n_devices == 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No CUDA device found."),
+        ("cuInit/cuDeviceGetCount: %s, %d device(s)",
+            res == CUDA_SUCCESS ? "no error" : cu_error_name (res),
+            n_devices));
+    return FALSE;
+  }
+
+  if (device_id >= n_devices) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("CUDA device %d does not exist.", device_id),
+        ("device-id is %d, but this machine has %d CUDA device(s), "
+            "numbered from 0", device_id, n_devices));
+    return FALSE;
+  }
+
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT_CAST (self), device_id,
+          &priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not create a CUDA context on device %d.", device_id),
+        (NULL));
+    return FALSE;
+  }
+
+  gst_cuda_memory_init_once ();
+
+  return create_stream (self);
+}
+
+static gboolean
+gst_cuda_filters_base_stop (GstBaseTransform * trans)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+
+  release_gpu_resources (self);
+  gst_clear_object (&priv->context);
+  return TRUE;
+}
+
+static void
+gst_cuda_filters_base_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (element);
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Before start (no driver check yet) a context can only come from an
+   * application or element that has already loaded the library. */
+  gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cuda_filters_base_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+          PRIV (self)->context))
+    return TRUE;
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  GstCudaFiltersBaseClass *klass = GST_CUDA_FILTERS_BASE_GET_CLASS (self);
+  GstVideoInfo in_info, out_info;
+
+  if (!priv->context)
+    return FALSE;
+
+  if (!gst_video_info_from_caps (&in_info, incaps) ||
+      !gst_video_info_from_caps (&out_info, outcaps)) {
+    GST_ERROR_OBJECT (self, "caps are not video: %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+
+  if (klass->set_info && !klass->set_info (self, &in_info, &out_info))
+    return FALSE;
+
+  /* staging frames are sized by the caps: reallocate on the next frame */
+  if (gst_cuda_context_push (priv->context)) {
+    staging_free (&priv->upload);
+    staging_free (&priv->download);
+    gst_cuda_context_pop (NULL);
+  }
+
+  priv->in_info = in_info;
+  priv->out_info = out_info;
+  priv->in_cuda = caps_are_cuda_memory (incaps);
+  priv->out_cuda = caps_are_cuda_memory (outcaps);
+
+  GST_DEBUG_OBJECT (self, "in %s %s, out %s %s",
+      GST_VIDEO_INFO_NAME (&in_info), priv->in_cuda ? "CUDA" : "system",
+      GST_VIDEO_INFO_NAME (&out_info), priv->out_cuda ? "CUDA" : "system");
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_filters_base_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
+    gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+/* An upstream CUDA frame of another context on a device we may use: adopt
+ * that context, so later frames are read in place instead of copied. */
+static void
+adopt_upstream_context (GstCudaFiltersBase * self, GstBuffer * buffer)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
+  GstCudaContext *other;
+  gint device_id;
+  guint other_device = 0;
+
+  if (!priv->in_cuda || !gst_is_cuda_memory (mem))
+    return;
+  other = GST_CUDA_MEMORY_CAST (mem)->context;
+  if (other == priv->context)
+    return;
+
+  GST_OBJECT_LOCK (self);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  g_object_get (other, "cuda-device-id", &other_device, NULL);
+  if (device_id >= 0 && (guint) device_id != other_device)
+    return;
+
+  GST_INFO_OBJECT (self, "adopting upstream CUDA context %" GST_PTR_FORMAT,
+      other);
+  release_gpu_resources (self);
+  gst_object_unref (priv->context);
+  priv->context = gst_object_ref (other);
+  if (create_stream (self))
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_cuda_filters_base_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
+  GstClockTime stream_time;
+
+  adopt_upstream_context (self, buffer);
+
+  /* controlled properties take their value for this frame */
+  stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_TIMESTAMP (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (self), stream_time);
+}
+
+/* ---- allocation ------------------------------------------------------- */
+
+static GstBufferPool *
+make_cuda_pool (GstCudaFiltersBase * self, GstCaps * caps, guint * size,
+    guint min, guint max)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (PRIV (self)->context);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ERROR_OBJECT (self, "could not configure a CUDA pool for %"
+        GST_PTR_FORMAT, caps);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  /* the pool rounds the size up to its pitched layout */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+/* Upstream asks what to write into: CUDA memory of our context, or pinned
+ * system memory the upload reads at full PCIe speed. */
+static gboolean
+gst_cuda_filters_base_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  GstCaps *caps;
+  guint size;
+
+  /* in passthrough this asks downstream; its pools, if any, win */
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    GST_DEBUG_OBJECT (self, "downstream proposed nothing");
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !priv->context || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    size = GST_VIDEO_INFO_SIZE (&info);
+    if (caps_are_cuda_memory (caps))
+      pool = make_cuda_pool (self, caps, &size, 0, 0);
+    else
+      pool = gst_cuda_filters_pinned_pool_new (priv->context, caps, 0, TRUE);
+    if (!pool)
+      return FALSE;
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+    gst_object_unref (pool);
+  }
+
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+/* Our output buffers: a CUDA pool of our context, or, in system memory,
+ * downstream's pool if it has one, else a pinned pool for a fast download. */
+static gboolean
+gst_cuda_filters_base_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint size, min = 0, max = 0;
+  gboolean update = FALSE, video_meta;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  size = GST_VIDEO_INFO_SIZE (&info);
+  video_meta = gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+      NULL);
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, &min, &max);
+    update = TRUE;
+  }
+
+  if (caps_are_cuda_memory (caps)) {
+    if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
+            GST_CUDA_BUFFER_POOL (pool)->context != priv->context))
+      gst_clear_object (&pool);
+    if (!pool || gst_buffer_pool_is_active (pool)) {
+      gst_clear_object (&pool);
+      pool = make_cuda_pool (self, caps, &size, min, max);
+    }
+  } else if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    if (video_meta)
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_DEBUG_OBJECT (self, "downstream pool refused our config");
+      gst_clear_object (&pool);
+    }
+  }
+  if (!pool && !caps_are_cuda_memory (caps))
+    pool = gst_cuda_filters_pinned_pool_new (priv->context, caps, min,
+        video_meta);
+  if (!pool)
+    return FALSE;
+
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+gst_cuda_filters_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (GST_CUDA_FILTERS_BASE (object));
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (object);
+      priv->device_id = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_filters_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (GST_CUDA_FILTERS_BASE (object));
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (object);
+      g_value_set_int (value, priv->device_id);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_filters_base_dispose (GObject * object)
+{
+  GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (object);
+
+  release_gpu_resources (self);
+  gst_clear_object (&PRIV (self)->context);
+  G_OBJECT_CLASS (parent_class)->dispose (object);
+}
+
+static void
+gst_cuda_filters_base_constructed (GObject * object)
+{
+  GstCudaFiltersBaseClass *klass = GST_CUDA_FILTERS_BASE_GET_CLASS (object);
+
+  G_OBJECT_CLASS (parent_class)->constructed (object);
+  /* analysis elements never touch the frame: in-place passthrough */
+  if (klass->analysis)
+    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (object), TRUE);
+}
+
+static void
+gst_cuda_filters_base_class_init (GstCudaFiltersBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_filters_base_set_property;
+  gobject_class->get_property = gst_cuda_filters_base_get_property;
+  gobject_class->dispose = gst_cuda_filters_base_dispose;
+  gobject_class->constructed = gst_cuda_filters_base_constructed;
+
+  /**
+   * GstCudaFiltersBase:device-id:
+   *
+   * The CUDA device to run on.  -1 takes the device of a CUDA context the
+   * pipeline or application already shares, else the first device.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID",
+          "CUDA device to run on (-1 = the pipeline's context, else the "
+          "first device)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_base_set_context);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_set_caps);
+  trans_class->get_unit_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_base_get_unit_size);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_query);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_base_before_transform);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_base_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_base_decide_allocation);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_transform);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_base_transform_ip);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_filters_base_debug, "cudafiltersbase", 0,
+      "gst-cudafilters base class");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTERS_BASE, 0);
+}
+
+static void
+gst_cuda_filters_base_init (GstCudaFiltersBase * self)
+{
+  PRIV (self)->device_id = DEFAULT_DEVICE_ID;
+}
+
+/**
+ * gst_cuda_filters_base_set_formats:
+ * @s: a video/x-raw structure
+ * @formats: a format or a caps list string "{ A, B }"
+ *
+ * Replaces the structure's format field.
+ */
+void
+gst_cuda_filters_base_set_formats (GstStructure * s, const gchar * formats)
+{
+  gchar *str = g_strdup_printf ("video/x-raw, format=(string)%s", formats);
+  GstStructure *f = gst_structure_from_string (str, NULL);
+
+  g_return_if_fail (f != NULL);
+  gst_structure_set_value (s, "format", gst_structure_get_value (f, "format"));
+  gst_structure_free (f);
+  g_free (str);
+}
+
+/**
+ * gst_cuda_filters_base_make_caps:
+ * @sys_formats: formats in system memory, as a caps list string "{ ... }"
+ * @cuda_formats: (nullable): formats in CUDA memory, or NULL for none
+ *
+ * Returns: template caps of any size and frame rate, CUDA memory first.
+ */
+GstCaps *
+gst_cuda_filters_base_make_caps (const gchar * sys_formats,
+    const gchar * cuda_formats)
+{
+  GstCaps *caps = gst_caps_new_empty ();
+  GstCaps *any = gst_caps_from_string (GST_VIDEO_CAPS_MAKE ("GRAY8"));
+  GstStructure *s;
+
+  if (cuda_formats) {
+    s = gst_structure_copy (gst_caps_get_structure (any, 0));
+    gst_cuda_filters_base_set_formats (s, cuda_formats);
+    gst_caps_append_structure_full (caps, s,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  }
+  s = gst_structure_copy (gst_caps_get_structure (any, 0));
+  gst_cuda_filters_base_set_formats (s, sys_formats);
+  gst_caps_append_structure (caps, s);
+
+  gst_caps_unref (any);
+  return caps;
+}
+
+/**
+ * gst_cuda_filters_base_plane_extent:
+ *
+ * Bytes per row and number of rows of @plane of a frame of @info.
+ */
+void
+gst_cuda_filters_base_plane_extent (const GstVideoInfo * info, guint plane,
+    gsize * row_bytes, guint * rows)
+{
+  plane_extent (info, plane, row_bytes, rows);
+}

@@ -1,0 +1,76 @@
+/* GStreamer
+ * gst-cudafilters: the base class of every element.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+#ifndef __GST_CUDA_FILTERS_BASE_H__
+#define __GST_CUDA_FILTERS_BASE_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+
+#include "cudafilters-kernels.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_FILTERS_BASE (gst_cuda_filters_base_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersBase, gst_cuda_filters_base,
+    GST, CUDA_FILTERS_BASE, GstBaseTransform);
+
+/**
+ * GstCudaFiltersFrame:
+ * @info: the frame's format and size (strides in it are not the device's)
+ * @data: device pointer of each plane
+ * @stride: row pitch in bytes of each plane on the device
+ *
+ * A video frame in device memory, as the kernels see it.
+ */
+typedef struct
+{
+  const GstVideoInfo *info;
+  guint8 *data[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+} GstCudaFiltersFrame;
+
+/**
+ * GstCudaFiltersBaseClass:
+ * @set_info: the caps changed; both infos are those of the new caps.
+ *   Optional.
+ * @process: run the element's kernels on one frame.  Called with the
+ *   element's CUDA context current; launch on @stream and do not wait for
+ *   it: the base class synchronises once after the download.  @out is NULL
+ *   for analysis elements, whose frames pass through unchanged.  Return
+ *   0 or the failing CUDA error; the base class turns errors into element
+ *   errors.
+ * @analysis: TRUE for analysis elements (in-place passthrough: same caps on
+ *   both pads, frames never modified or copied back).
+ */
+struct _GstCudaFiltersBaseClass
+{
+  GstBaseTransformClass parent_class;
+
+  gboolean (*set_info) (GstCudaFiltersBase * self,
+      const GstVideoInfo * in_info, const GstVideoInfo * out_info);
+  CfError (*process) (GstCudaFiltersBase * self, GstBuffer * inbuf,
+      const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
+      CfStream stream);
+
+  gboolean analysis;
+};
+
+GstCaps *gst_cuda_filters_base_make_caps (const gchar * sys_formats,
+    const gchar * cuda_formats);
+
+void gst_cuda_filters_base_set_formats (GstStructure * s,
+    const gchar * formats);
+
+void gst_cuda_filters_base_plane_extent (const GstVideoInfo * info,
+    guint plane, gsize * row_bytes, guint * rows);
+
+G_END_DECLS
+#endif /* __GST_CUDA_FILTERS_BASE_H__ */

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole check on a GPU machine, in one call (see docs/development.md):
+# the test suite, the suite again under compute-sanitizer memcheck, real
+# gst-launch pipelines, and the benchmarks.  Logs and CSV go to $OUT
+# (or ./device-out).  Run from the project root, after
+# `bash ../shared/device/pack.sh`, as: bash scripts/device-check.sh
+set -uo pipefail
+out=${OUT:-device-out}
+mkdir -p "$out"
+run=".device/run.sh"
+status=0
+step() { echo; echo "=== $*"; }
+
+step "test suite"
+bash $run test 2>&1 | tee "$out/tests.log" || status=1
+
+step "test suite under compute-sanitizer memcheck"
+bash $run test --timeout-multiplier 10 \
+  --wrap "compute-sanitizer --tool memcheck --error-exitcode 1 --print-limit 20" \
+  2>&1 | tee "$out/memcheck.log" || status=1
+
+step "pipelines"
+for p in \
+  "videotestsrc num-buffers=60 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagray ! fakesink" \
+  "videotestsrc num-buffers=60 ! video/x-raw,format=BGR,width=1921,height=1081 ! cudagray matrix=bt709 ! fakesink" \
+  "videotestsrc num-buffers=60 ! cudaupload ! cudagray ! cudadownload ! video/x-raw,format=NV12 ! fakesink" \
+  "videotestsrc num-buffers=60 ! video/x-raw,format=NV12 ! cudaupload ! cudagray ! cudagray ! cudadownload ! fakesink" \
+  "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 ! cudagray ! pngenc snapshot=true ! filesink location=$out/cudagray-smpte.png" \
+  ; do
+  echo "--- gst-launch-1.0 $p"
+  bash $run gst-launch-1.0 -q $p 2>&1 | tail -5
+  rc=${PIPESTATUS[0]}
+  echo "rc=$rc"; [ "$rc" = 0 ] || status=1
+done
+echo "--- bad device-id (must fail with a clear error)"
+bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray device-id=7 ! fakesink 2>&1 | head -4
+
+step "kernel benchmark"
+bash $run build/bench/kernel-bench --csv "$out/kernels.csv" 2>&1 | tee "$out/kernel-bench.log" || status=1
+
+step "pipeline benchmark"
+bash $run build/bench/pipeline-bench --csv "$out/pipelines.csv" 2>&1 | tee "$out/pipeline-bench.log" || status=1
+
+step "done: status $status"
+exit $status

@@ -1,0 +1,194 @@
+/* Helpers shared by the gst-check tests: GPU detection, random frames with
+ * padded strides, and the CPU reference of a whole cudagray frame. */
+#ifndef CF_TEST_UTIL_H
+#define CF_TEST_UTIL_H
+
+#include <stdlib.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/cuda-gst.h>
+
+#include "cudafilters-kernels.h"
+
+/* meson counts exit code 77 as a skipped test */
+#define CF_TEST_SKIP 77
+
+static inline gboolean
+cf_test_gpu_available (void)
+{
+  int n = 0;
+
+  return gst_cuda_load_library () && CuInit (0) == CUDA_SUCCESS &&
+      CuDeviceGetCount (&n) == CUDA_SUCCESS && n > 0;
+}
+
+#define CF_TEST_REQUIRE_GPU() G_STMT_START {                              \
+  if (!cf_test_gpu_available ()) {                                        \
+    g_print ("SKIP: this test needs a CUDA GPU and there is none here\n"); \
+    return CF_TEST_SKIP;                                                  \
+  }                                                                       \
+} G_STMT_END
+
+/* Fresh random data every run; CF_TEST_SEED=N repeats a run. */
+static inline GRand *
+cf_test_rand (void)
+{
+  const gchar *env = g_getenv ("CF_TEST_SEED");
+  guint32 seed = env ? (guint32) g_ascii_strtoull (env, NULL, 10) :
+      (guint32) g_get_real_time ();
+
+  g_print ("random seed %u (set CF_TEST_SEED=%u to repeat)\n", seed, seed);
+  return g_rand_new_with_seed (seed);
+}
+
+static inline void
+cf_test_fill_random (GRand * rand, guint8 * data, gsize size)
+{
+  gsize i = 0;
+
+  for (; i + 4 <= size; i += 4) {
+    guint32 v = g_rand_int (rand);
+    memcpy (data + i, &v, 4);
+  }
+  for (; i < size; i++)
+    data[i] = (guint8) g_rand_int (rand);
+}
+
+/* Bytes per row and rows of a plane */
+static inline void
+cf_test_plane_extent (const GstVideoInfo * info, guint plane,
+    gsize * row_bytes, guint * rows)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, plane, comp);
+  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+}
+
+/* A frame of @format and size whose rows are @pad bytes longer than the
+ * caps' default stride (0: the default layout, no video meta), filled with
+ * random bytes, or with one random colour per byte position if @solid. */
+static inline GstBuffer *
+cf_test_make_frame (GstVideoFormat format, gint width, gint height,
+    guint pad, gboolean solid, GRand * rand)
+{
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstMapInfo map;
+  gsize offset = 0;
+  guint p;
+
+  gst_video_info_set_format (&info, format, width, height);
+  if (pad) {
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      gsize row_bytes;
+      guint rows;
+
+      cf_test_plane_extent (&info, p, &row_bytes, &rows);
+      info.stride[p] += pad;
+      info.offset[p] = offset;
+      offset += (gsize) info.stride[p] * rows;
+    }
+    info.size = offset;
+  }
+
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  cf_test_fill_random (rand, map.data, map.size);
+  if (solid) {
+    guint8 colour[16];
+
+    cf_test_fill_random (rand, colour, sizeof (colour));
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      gsize row_bytes, x;
+      guint rows, y;
+      gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (info.finfo, p == 0 ? 0 :
+          1);
+
+      cf_test_plane_extent (&info, p, &row_bytes, &rows);
+      for (y = 0; y < rows; y++) {
+        guint8 *row = map.data + info.offset[p] + (gsize) y * info.stride[p];
+        for (x = 0; x < row_bytes; x++)
+          row[x] = colour[(x % MAX (pstride, 1)) + 4 * p];
+      }
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+
+  if (pad)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, format,
+        width, height, GST_VIDEO_INFO_N_PLANES (&info), info.offset,
+        info.stride);
+  return buf;
+}
+
+/* The grey plane cudagray must produce for @in (tightly packed). */
+static inline guint8 *
+cf_test_reference_gray (GstBuffer * in, GstVideoFormat format, gint width,
+    gint height, CfGrayMatrix matrix)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  guint8 *out = g_malloc ((gsize) width * height);
+  const guint8 *src;
+  gint stride;
+
+  gst_video_info_set_format (&info, format, width, height);
+  g_assert (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  src = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+
+  if (GST_VIDEO_INFO_IS_RGB (&info)) {
+    CfPackedLayout layout;
+
+    layout.bytes_per_pixel = GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+    layout.r = GST_VIDEO_INFO_COMP_POFFSET (&info, 0);
+    layout.g = GST_VIDEO_INFO_COMP_POFFSET (&info, 1);
+    layout.b = GST_VIDEO_INFO_COMP_POFFSET (&info, 2);
+    cf_ref_gray_from_packed (src, stride, out, width, width, height, layout,
+        matrix);
+  } else {
+    gint y;
+    for (y = 0; y < height; y++)
+      memcpy (out + (gsize) y * width, src + (gsize) y * stride, width);
+  }
+  gst_video_frame_unmap (&frame);
+  return out;
+}
+
+/* Number of bytes of plane @plane of @buf (mapped with @info, video meta
+ * honoured) that differ from @expected (tightly packed, row_bytes wide);
+ * the first mismatch is printed. */
+static inline guint64
+cf_test_count_plane_mismatches (GstBuffer * buf, const GstVideoInfo * info,
+    guint plane, const guint8 * expected, gsize row_bytes, guint rows)
+{
+  GstVideoFrame frame;
+  guint64 bad = 0;
+  guint y;
+  gsize x;
+
+  g_assert (gst_video_frame_map (&frame, (GstVideoInfo *) info, buf,
+          GST_MAP_READ));
+  for (y = 0; y < rows; y++) {
+    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+        plane) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, plane);
+    for (x = 0; x < row_bytes; x++) {
+      guint8 want = expected ? expected[y * row_bytes + x] : 128;
+      if (row[x] != want) {
+        if (bad == 0)
+          g_printerr ("plane %u (%" G_GSIZE_FORMAT ", %u): got %u, want %u\n",
+              plane, x, y, row[x], want);
+        bad++;
+      }
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  return bad;
+}
+
+#endif

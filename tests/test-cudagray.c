@@ -1,0 +1,432 @@
+/* cudagray on the GPU, through GstHarness: output equals the CPU reference
+ * for every format, both memory types both ways, odd sizes and padded
+ * strides; matrix changes while playing; the pinned and CUDA pools proposed
+ * upstream; short buffers rejected. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+
+#include "cf-test-util.h"
+#include "gstcudafilterspinned.h"
+
+static GRand *rand_;
+
+static const GstVideoFormat sys_formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
+  GST_VIDEO_FORMAT_Y444,
+};
+
+/* xRGB and xBGR have no CUDA memory layout in GStreamer 1.22 */
+static const GstVideoFormat cuda_formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+  GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+static const struct
+{
+  gint w, h;
+} sizes[] = {
+  {1, 1}, {3, 7}, {1921, 1081},
+};
+
+static gchar *
+caps_string (const gchar * features, GstVideoFormat format, gint w, gint h)
+{
+  return g_strdup_printf ("video/x-raw%s, format=%s, width=%d, height=%d, "
+      "framerate=30/1", features, gst_video_format_to_string (format), w, h);
+}
+
+/* Pushes a random frame (padded rows if pad) through h, pulls the output
+ * and compares its luma with the reference and its chroma (if any) with
+ * 128.  The pulled buffer is poisoned before it goes back to the pool, so
+ * the next frame into that buffer must write every byte again. */
+static void
+check_one_frame (GstHarness * h, GstVideoFormat in_format, gint w, gint ht,
+    guint pad, gboolean solid, CfGrayMatrix matrix, GstVideoFormat out_format)
+{
+  GstBuffer *in = cf_test_make_frame (in_format, w, ht, pad, solid, rand_);
+  guint8 *want = cf_test_reference_gray (in, in_format, w, ht, matrix);
+  GstVideoInfo out_info;
+  GstBuffer *out;
+  GstMapInfo map;
+  guint p;
+
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+
+  gst_video_info_set_format (&out_info, out_format, w, ht);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&out_info); p++) {
+    gsize row_bytes;
+    guint rows;
+    guint64 bad;
+
+    cf_test_plane_extent (&out_info, p, &row_bytes, &rows);
+    bad = cf_test_count_plane_mismatches (out, &out_info, p,
+        p == 0 ? want : NULL, row_bytes, rows);
+    fail_unless (bad == 0, "%s -> %s %dx%d pad %u%s plane %u: %"
+        G_GUINT64_FORMAT " bytes wrong", gst_video_format_to_string
+        (in_format), gst_video_format_to_string (out_format), w, ht, pad,
+        solid ? " solid" : "", p, bad);
+  }
+
+  if (gst_buffer_map (out, &map, GST_MAP_WRITE)) {
+    memset (map.data, 0xa5, map.size);
+    gst_buffer_unmap (out, &map);
+  }
+  gst_buffer_unref (out);
+  g_free (want);
+}
+
+static void
+check_all_sizes (GstHarness * h, const gchar * in_features,
+    GstVideoFormat format, GstVideoFormat out_format)
+{
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    gchar *caps = caps_string (in_features, format, sizes[s].w, sizes[s].h);
+    gst_harness_set_src_caps_str (h, caps);
+    g_free (caps);
+    /* tight, then padded rows (odd pad: unaligned rows), then solid */
+    check_one_frame (h, format, sizes[s].w, sizes[s].h, 0, FALSE,
+        CF_GRAY_MATRIX_BT601, out_format);
+    check_one_frame (h, format, sizes[s].w, sizes[s].h, 37, FALSE,
+        CF_GRAY_MATRIX_BT601, out_format);
+    check_one_frame (h, format, sizes[s].w, sizes[s].h, 64, TRUE,
+        CF_GRAY_MATRIX_BT601, out_format);
+  }
+}
+
+static GstCaps *
+element_pad_caps (GstHarness * h, const gchar * element, const gchar * pad)
+{
+  GstElement *e = gst_harness_find_element (h, element);
+  GstPad *p = gst_element_get_static_pad (e, pad);
+  GstCaps *caps = gst_pad_get_current_caps (p);
+
+  gst_object_unref (p);
+  gst_object_unref (e);
+  fail_unless (caps != NULL, "%s.%s has no caps", element, pad);
+  return caps;
+}
+
+static gboolean
+caps_in_cuda_memory (GstCaps * caps)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+/* system memory in, GRAY8 in system memory out */
+GST_START_TEST (test_system_to_system)
+{
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
+    GstHarness *h = gst_harness_new ("cudagray");
+    GstCaps *caps;
+
+    gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8");
+    check_all_sizes (h, "", sys_formats[f], GST_VIDEO_FORMAT_GRAY8);
+    caps = element_pad_caps (h, "cudagray", "src");
+    fail_if (caps_in_cuda_memory (caps));
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* cudaupload ! cudagray ! cudadownload: CUDA memory on both sides of
+ * cudagray, grey as NV12 and I420 with neutral chroma */
+GST_START_TEST (test_cuda_to_cuda)
+{
+  static const GstVideoFormat outs[] = { GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420
+  };
+  guint f, o;
+
+  for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+    for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
+      gchar *launch = g_strdup_printf ("cudaupload ! "
+          "video/x-raw(memory:CUDAMemory) ! cudagray name=gray ! "
+          "video/x-raw(memory:CUDAMemory), format=%s ! cudadownload",
+          gst_video_format_to_string (outs[o]));
+      GstHarness *h = gst_harness_new_parse (launch);
+      GstCaps *caps;
+
+      g_free (launch);
+      gst_harness_set_sink_caps_str (h, "video/x-raw");
+      check_all_sizes (h, "", cuda_formats[f], outs[o]);
+      caps = element_pad_caps (h, "gray", "sink");
+      fail_unless (caps_in_cuda_memory (caps));
+      gst_caps_unref (caps);
+      caps = element_pad_caps (h, "gray", "src");
+      fail_unless (caps_in_cuda_memory (caps));
+      gst_caps_unref (caps);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* system memory in, CUDA memory out: upload in the element */
+GST_START_TEST (test_system_to_cuda)
+{
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
+    GstHarness *h = gst_harness_new_parse ("cudagray name=gray ! "
+        "video/x-raw(memory:CUDAMemory), format=NV12 ! cudadownload");
+
+    gst_harness_set_sink_caps_str (h, "video/x-raw");
+    check_all_sizes (h, "", sys_formats[f], GST_VIDEO_FORMAT_NV12);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* CUDA memory in, GRAY8 in system memory out: download in the element */
+GST_START_TEST (test_cuda_to_system)
+{
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
+    GstHarness *h = gst_harness_new_parse ("cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! cudagray name=gray");
+
+    gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8");
+    check_all_sizes (h, "", cuda_formats[f], GST_VIDEO_FORMAT_GRAY8);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The output of cudaupload ! cudagray stays on the GPU: CUDA memory of the
+ * context cudagray shares with cudaupload. */
+GST_START_TEST (test_zero_copy_output_is_cuda_memory)
+{
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! cudagray");
+  GstBuffer *out;
+  GstMemory *mem;
+  GstCudaContext *up_ctx = NULL;
+  GstElement *up;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=48, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory)");
+  fail_unless_equals_int (gst_harness_push (h,
+          cf_test_make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0, FALSE,
+              rand_)), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  mem = gst_buffer_peek_memory (out, 0);
+  fail_unless (gst_is_cuda_memory (mem));
+
+  /* one context for the pipeline, found through the context query */
+  up = gst_harness_find_element (h, "cudaupload");
+  {
+    GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+    if (gst_element_query (up, q)) {
+      GstContext *c;
+      gst_query_parse_context (q, &c);
+      gst_structure_get (gst_context_get_structure (c), GST_CUDA_CONTEXT_TYPE,
+          GST_TYPE_CUDA_CONTEXT, &up_ctx, NULL);
+    }
+    gst_query_unref (q);
+  }
+  fail_unless (up_ctx != NULL);
+  fail_unless (GST_CUDA_MEMORY_CAST (mem)->context == up_ctx);
+  gst_object_unref (up_ctx);
+  gst_object_unref (up);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_matrix_change_while_playing)
+{
+  GstHarness *h = gst_harness_new ("cudagray");
+  CfGrayMatrix m;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=BGRx, width=33, "
+      "height=9, framerate=30/1");
+  for (m = CF_GRAY_MATRIX_BT601; m <= CF_GRAY_MATRIX_BT2020; m++) {
+    g_object_set (h->element, "matrix", m, NULL);
+    check_one_frame (h, GST_VIDEO_FORMAT_BGRx, 33, 9, 0, FALSE, m,
+        GST_VIDEO_FORMAT_GRAY8);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Upstream in system memory is offered a pool of pinned memory, and frames
+ * from it go through; in CUDA memory, a CUDA pool of the element's context */
+GST_START_TEST (test_proposed_pools)
+{
+  GstHarness *h = gst_harness_new ("cudagray");
+  GstCaps *caps = gst_caps_from_string ("video/x-raw, format=RGBA, "
+      "width=320, height=240, framerate=30/1");
+  GstQuery *q;
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstAllocator *allocator = NULL;
+  GstBuffer *frame;
+  GstMapInfo map;
+  guint8 *want;
+
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  q = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  fail_unless (gst_query_get_n_allocation_pools (q) > 0);
+  gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+  fail_unless (pool != NULL);
+  fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE,
+          NULL));
+  config = gst_buffer_pool_get_config (pool);
+  fail_unless (gst_buffer_pool_config_get_allocator (config, &allocator,
+          NULL));
+  fail_unless (allocator != NULL);
+  fail_unless_equals_string (allocator->mem_type,
+      GST_CUDA_FILTERS_PINNED_MEMORY_TYPE);
+  gst_structure_free (config);
+
+  /* a frame written by the CPU into pinned memory converts like any other */
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &frame,
+          NULL), GST_FLOW_OK);
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (frame, 0),
+          GST_CUDA_FILTERS_PINNED_MEMORY_TYPE));
+  gst_buffer_map (frame, &map, GST_MAP_WRITE);
+  cf_test_fill_random (rand_, map.data, map.size);
+  gst_buffer_unmap (frame, &map);
+  want = cf_test_reference_gray (frame, GST_VIDEO_FORMAT_RGBA, 320, 240,
+      CF_GRAY_MATRIX_BT601);
+  fail_unless_equals_int (gst_harness_push (h, frame), GST_FLOW_OK);
+  frame = gst_harness_pull (h);
+  {
+    GstVideoInfo gray;
+    gst_video_info_set_format (&gray, GST_VIDEO_FORMAT_GRAY8, 320, 240);
+    fail_unless_equals_int (cf_test_count_plane_mismatches (frame, &gray, 0,
+            want, 320, 240), 0);
+  }
+  gst_buffer_unref (frame);
+  g_free (want);
+  gst_query_unref (q);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (allocator);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+
+  /* CUDA memory: a GstCudaBufferPool */
+  h = gst_harness_new ("cudagray");
+  caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory), "
+      "format=NV12, width=320, height=240, framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:CUDAMemory)");
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  q = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  fail_unless (gst_query_get_n_allocation_pools (q) > 0);
+  gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+  fail_unless (GST_IS_CUDA_BUFFER_POOL (pool));
+  gst_object_unref (pool);
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static GstMessage *
+pop_error (GstBus * bus)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message was posted");
+  return msg;
+}
+
+/* A buffer shorter than its caps, or whose video meta points past its end:
+ * a flow error and an element error, never a read past the end. */
+GST_START_TEST (test_short_buffer_is_an_error)
+{
+  GstHarness *h = gst_harness_new ("cudagray");
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *buf;
+  GstMessage *msg;
+  GError *err = NULL;
+  gsize offsets[4] = { 0, };
+  gint strides[4] = { 64 * 4, };
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=30/1");
+
+  buf = gst_buffer_new_allocate (NULL, 100, NULL);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "smaller than its caps"), "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  /* large enough for the caps' size, but the meta's stride says more */
+  buf = gst_buffer_new_allocate (NULL, 64 * 64 * 4, NULL);
+  strides[0] = 64 * 4 + 16;
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, 64, 64, 1, offsets, strides);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  gst_message_unref (msg);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudagray_suite (void)
+{
+  Suite *s = suite_create ("cudagray");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_system_to_system);
+  tcase_add_test (tc, test_cuda_to_cuda);
+  tcase_add_test (tc, test_system_to_cuda);
+  tcase_add_test (tc, test_cuda_to_system);
+  tcase_add_test (tc, test_zero_copy_output_is_cuda_memory);
+  tcase_add_test (tc, test_matrix_change_while_playing);
+  tcase_add_test (tc, test_proposed_pools);
+  tcase_add_test (tc, test_short_buffer_is_an_error);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  gst_check_init (&argc, &argv);
+  CF_TEST_REQUIRE_GPU ();
+  rand_ = cf_test_rand ();
+  ret = gst_check_run_suite (cudagray_suite (), "cudagray", __FILE__);
+  g_rand_free (rand_);
+  return ret;
+}

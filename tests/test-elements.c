@@ -1,0 +1,215 @@
+/* What needs no GPU: registration, documentation, properties, caps
+ * negotiation rules, and a clear error when the element cannot start
+ * (no driver or GPU here; a device-id that does not exist on a GPU
+ * machine). */
+#include <gst/check/gstcheck.h>
+
+#include "cf-test-util.h"
+
+GST_START_TEST (test_registered_and_documented)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudagray");
+  GSList *cats, *l;
+  gboolean own_category = FALSE, base_category = FALSE;
+
+  fail_unless (f != NULL, "cudagray is not registered");
+  fail_unless_equals_string (gst_element_factory_get_metadata (f,
+          GST_ELEMENT_METADATA_KLASS), "Filter/Converter/Video/Hardware");
+  fail_unless (strlen (gst_element_factory_get_metadata (f,
+              GST_ELEMENT_METADATA_DESCRIPTION)) > 20);
+  fail_unless_equals_int (gst_element_factory_get_num_pad_templates (f), 2);
+  gst_object_unref (f);
+
+  /* loading the element initialises its debug categories */
+  gst_object_unref (gst_element_factory_make ("cudagray", NULL));
+  cats = gst_debug_get_all_categories ();
+  for (l = cats; l; l = l->next) {
+    const gchar *name = gst_debug_category_get_name (l->data);
+    own_category |= g_str_equal (name, "cudagray");
+    base_category |= g_str_equal (name, "cudafiltersbase");
+  }
+  g_slist_free (cats);
+  fail_unless (own_category && base_category);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make ("cudagray", NULL);
+  GParamSpec *pspec;
+  gint device_id;
+  gint matrix;
+  GEnumClass *enum_class;
+
+  g_object_get (e, "device-id", &device_id, "matrix", &matrix, NULL);
+  fail_unless_equals_int (device_id, -1);
+  fail_unless_equals_int (matrix, CF_GRAY_MATRIX_BT601);
+
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "device-id");
+  fail_unless (pspec->flags & GST_PARAM_MUTABLE_READY);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "matrix");
+  fail_unless (pspec->flags & GST_PARAM_MUTABLE_PLAYING);
+  fail_unless (pspec->flags & GST_PARAM_CONTROLLABLE);
+  fail_unless (g_param_spec_get_blurb (pspec) != NULL);
+
+  enum_class = g_type_class_ref (pspec->value_type);
+  fail_unless_equals_int (g_enum_get_value_by_nick (enum_class,
+          "bt709")->value, CF_GRAY_MATRIX_BT709);
+  fail_unless_equals_int (g_enum_get_value_by_nick (enum_class,
+          "bt2020")->value, CF_GRAY_MATRIX_BT2020);
+  g_type_class_unref (enum_class);
+
+  gst_util_set_object_arg (G_OBJECT (e), "matrix", "bt2020");
+  g_object_get (e, "matrix", &matrix, NULL);
+  fail_unless_equals_int (matrix, CF_GRAY_MATRIX_BT2020);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A peer that answers caps queries with the caps in its element_private */
+static gboolean
+answer_caps_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstCaps *caps = pad->element_private, *filter, *result;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return gst_pad_query_default (pad, parent, query);
+  gst_query_parse_caps (query, &filter);
+  result = filter ? gst_caps_intersect (caps, filter) : gst_caps_ref (caps);
+  gst_query_set_caps_result (query, result);
+  gst_caps_unref (result);
+  return TRUE;
+}
+
+/* What the element's src pad offers when upstream offers @upstream */
+static GstCaps *
+src_caps_for (const gchar * upstream)
+{
+  GstElement *e = gst_element_factory_make ("cudagray", NULL);
+  GstPad *peer = gst_pad_new ("peer", GST_PAD_SRC);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstCaps *caps;
+
+  peer->element_private = gst_caps_from_string (upstream);
+  gst_pad_set_query_function (peer, answer_caps_query);
+  fail_unless_equals_int (gst_pad_link_full (peer, sink,
+          GST_PAD_LINK_CHECK_NOTHING), GST_PAD_LINK_OK);
+  caps = gst_pad_query_caps (src, NULL);
+
+  gst_caps_unref (peer->element_private);
+  gst_pad_unlink (peer, sink);
+  gst_object_unref (peer);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (e);
+  return caps;
+}
+
+static void
+assert_caps_equal (GstCaps * got, const gchar * want_str)
+{
+  GstCaps *want = gst_caps_from_string (want_str);
+
+  gchar *got_str = gst_caps_to_string (got);
+
+  fail_unless (gst_caps_is_strictly_equal (got, want), "got %s\nwant %s",
+      got_str, want_str);
+  g_free (got_str);
+  gst_caps_unref (want);
+  gst_caps_unref (got);
+}
+
+GST_START_TEST (test_caps_transform)
+{
+  /* system memory in: GRAY8 in system memory first, then NV12/I420 on
+   * the GPU; size, rate and aspect carried, colorimetry dropped */
+  assert_caps_equal (src_caps_for ("video/x-raw, format=RGBA, width=33, "
+          "height=17, framerate=30/1, pixel-aspect-ratio=1/1, "
+          "colorimetry=bt709"),
+      "video/x-raw, format=GRAY8, width=33, height=17, framerate=30/1, "
+      "pixel-aspect-ratio=1/1; video/x-raw(memory:CUDAMemory), "
+      "format={NV12, I420}, width=33, height=17, framerate=30/1, "
+      "pixel-aspect-ratio=1/1");
+  /* CUDA memory in: CUDA memory out first; GstBaseTransform puts the
+   * input caps themselves first where they are also a valid output */
+  assert_caps_equal (src_caps_for ("video/x-raw(memory:CUDAMemory), "
+          "format=NV12, width=1921, height=1081, framerate=25/1"),
+      "video/x-raw(memory:CUDAMemory), format=NV12, width=1921, "
+      "height=1081, framerate=25/1; "
+      "video/x-raw(memory:CUDAMemory), format={NV12, I420}, width=1921, "
+      "height=1081, framerate=25/1; video/x-raw, format=GRAY8, width=1921, "
+      "height=1081, framerate=25/1");
+  /* a format the element does not take gives nothing */
+  assert_caps_equal (src_caps_for ("video/x-raw, format=YUY2, width=8, "
+          "height=8, framerate=30/1"), "EMPTY");
+  /* xRGB exists in system memory only (no CUDA layout in 1.22) */
+  assert_caps_equal (src_caps_for ("video/x-raw(memory:CUDAMemory), "
+          "format=xRGB, width=8, height=8, framerate=30/1"), "EMPTY");
+  assert_caps_equal (src_caps_for ("video/x-raw, format=xRGB, width=8, "
+          "height=8, framerate=30/1"),
+      "video/x-raw, format=GRAY8, width=8, height=8, framerate=30/1; "
+      "video/x-raw(memory:CUDAMemory), format={NV12, I420}, width=8, "
+      "height=8, framerate=30/1");
+}
+
+GST_END_TEST;
+
+/* Going to PAUSED without a usable device fails with an element error that
+ * names the cause, and the element can be shut down cleanly. */
+GST_START_TEST (test_start_error_names_the_cause)
+{
+  GstElement *e = gst_element_factory_make ("cudagray", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gboolean gpu = cf_test_gpu_available ();
+
+  if (gpu)
+    g_object_set (e, "device-id", 4096, NULL);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (e));
+  gst_message_parse_error (msg, &err, NULL);
+  g_print ("%s: %s\n", gpu ? "bad device-id" : "no GPU", err->message);
+  if (gpu) {
+    fail_unless_equals_string (err->message,
+        "CUDA device 4096 does not exist.");
+  } else {
+    fail_unless (g_str_equal (err->message,
+            "The CUDA driver library could not be loaded.")
+        || g_str_equal (err->message, "No CUDA device found."), "%s",
+        err->message);
+  }
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static Suite *
+elements_suite (void)
+{
+  Suite *s = suite_create ("elements");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_registered_and_documented);
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_caps_transform);
+  tcase_add_test (tc, test_start_error_names_the_cause);
+  return s;
+}
+
+GST_CHECK_MAIN (elements);

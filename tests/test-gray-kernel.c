@@ -1,0 +1,185 @@
+/* The grey kernel against its CPU reference, directly through the kernels'
+ * C API: every channel layout and matrix, odd sizes, tight, padded and
+ * misaligned pitches, random and solid frames, outputs poisoned first. */
+#include <gst/check/gstcheck.h>
+#include <cuda_runtime_api.h>
+
+#include "cudafilters-kernels.h"
+#include "cf-test-util.h"
+
+#define POISON 0xa5
+
+static GRand *rand_;
+
+static const struct
+{
+  const gchar *name;
+  CfPackedLayout layout;
+} layouts[] = {
+  {"RGBA", {4, 0, 1, 2}}, {"BGRA", {4, 2, 1, 0}}, {"ARGB", {4, 1, 2, 3}},
+  {"ABGR", {4, 3, 2, 1}}, {"RGB", {3, 0, 1, 2}}, {"BGR", {3, 2, 1, 0}},
+};
+
+static const struct
+{
+  gint w, h;
+} sizes[] = {
+  {1, 1}, {3, 7}, {16, 1}, {17, 5}, {1, 33}, {64, 2}, {1921, 1081},
+};
+
+typedef enum
+{
+  PITCH_TIGHT,                  /* row bytes exactly */
+  PITCH_PADDED,                 /* padded to a multiple of 256, vector path */
+  PITCH_MISALIGNED,             /* odd pitch and base offset: scalar path */
+} PitchMode;
+
+#define CUDA_OK(call) G_STMT_START {                                    \
+  cudaError_t _e = (call);                                              \
+  fail_unless (_e == cudaSuccess, "%s: %s", #call, cudaGetErrorName (_e)); \
+} G_STMT_END
+
+static void
+run_case (CfPackedLayout layout, const gchar * name, CfGrayMatrix matrix,
+    gint w, gint h, PitchMode mode, gboolean solid)
+{
+  gsize row = (gsize) w * layout.bytes_per_pixel;
+  gsize src_pitch = row, dst_pitch = w, src_off = 0, dst_off = 0;
+  gsize src_size, dst_size;
+  guint8 *src, *want, *got, *d_src, *d_dst;
+  gint y, x;
+  guint64 bad = 0;
+  CfError err;
+
+  if (mode == PITCH_PADDED) {
+    src_pitch = GST_ROUND_UP_N (row, 256) + 256;
+    dst_pitch = GST_ROUND_UP_N ((gsize) w, 256) + 256;
+  } else if (mode == PITCH_MISALIGNED) {
+    src_pitch = row + 3;
+    dst_pitch = w + 5;
+    src_off = 1;
+    dst_off = 3;
+  }
+  src_size = src_off + src_pitch * h;
+  dst_size = dst_off + dst_pitch * h;
+
+  src = g_malloc (src_size);
+  cf_test_fill_random (rand_, src, src_size);
+  if (solid) {
+    guint8 px[4];
+    cf_test_fill_random (rand_, px, 4);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < (gint) row; x++)
+        src[src_off + y * src_pitch + x] = px[x % layout.bytes_per_pixel];
+  }
+  want = g_malloc (dst_size);
+  got = g_malloc (dst_size);
+  memset (want, POISON, dst_size);
+  cf_ref_gray_from_packed (src + src_off, src_pitch, want + dst_off,
+      dst_pitch, w, h, layout, matrix);
+
+  CUDA_OK (cudaMalloc ((void **) &d_src, src_size));
+  CUDA_OK (cudaMalloc ((void **) &d_dst, dst_size));
+  CUDA_OK (cudaMemcpy (d_src, src, src_size, cudaMemcpyHostToDevice));
+  CUDA_OK (cudaMemset (d_dst, POISON, dst_size));
+
+  err = cf_gray_from_packed (d_src + src_off, src_pitch, d_dst + dst_off,
+      dst_pitch, w, h, layout, matrix, NULL);
+  fail_unless (err == 0, "launch: %s", cf_error_name (err));
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaMemcpy (got, d_dst, dst_size, cudaMemcpyDeviceToHost));
+
+  /* every byte, padding included: written where it should be, poison
+   * where it should not */
+  for (x = 0; x < (gint) dst_size; x++) {
+    if (got[x] != want[x]) {
+      if (!bad)
+        g_printerr ("%s matrix %d %dx%d mode %d: byte %d got %u want %u\n",
+            name, matrix, w, h, mode, x, got[x], want[x]);
+      bad++;
+    }
+  }
+  fail_unless (bad == 0, "%s matrix %d %dx%d pitch mode %d%s: %"
+      G_GUINT64_FORMAT " bytes differ from the CPU reference", name, matrix,
+      w, h, mode, solid ? " solid" : "", bad);
+
+  CUDA_OK (cudaFree (d_src));
+  CUDA_OK (cudaFree (d_dst));
+  g_free (src);
+  g_free (want);
+  g_free (got);
+}
+
+GST_START_TEST (test_gpu_equals_reference)
+{
+  guint l, m, s, mode;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (m = CF_GRAY_MATRIX_BT601; m <= CF_GRAY_MATRIX_BT2020; m++)
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+        for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+          run_case (layouts[l].layout, layouts[l].name, m, sizes[s].w,
+              sizes[s].h, mode, FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_solid_colour)
+{
+  guint l, s;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      run_case (layouts[l].layout, layouts[l].name, CF_GRAY_MATRIX_BT709,
+          sizes[s].w, sizes[s].h, PITCH_PADDED, TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_invalid_arguments)
+{
+  static const CfPackedLayout rgba = { 4, 0, 1, 2 }, bad_bpp = { 2, 0, 1, 1 };
+  guint8 *d;
+
+  CUDA_OK (cudaMalloc ((void **) &d, 4096));
+  fail_if (cf_gray_from_packed (NULL, 64, d, 64, 4, 4, rgba, 0, NULL) == 0);
+  fail_if (cf_gray_from_packed (d, 64, d, 64, 0, 4, rgba, 0, NULL) == 0);
+  fail_if (cf_gray_from_packed (d, 8, d, 64, 4, 4, rgba, 0, NULL) == 0);
+  fail_if (cf_gray_from_packed (d, 64, d, 64, 4, 4, bad_bpp, 0, NULL) == 0);
+  fail_unless (cf_gray_from_packed (d, 64, d + 2048, 64, 4, 4, rgba, 0,
+          NULL) == 0);
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaFree (d));
+}
+
+GST_END_TEST;
+
+static Suite *
+gray_kernel_suite (void)
+{
+  Suite *s = suite_create ("gray-kernel");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_gpu_equals_reference);
+  tcase_add_test (tc, test_gpu_solid_colour);
+  tcase_add_test (tc, test_invalid_arguments);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  gst_check_init (&argc, &argv);
+  if (cf_device_count () == 0) {
+    g_print ("SKIP: this test needs a CUDA GPU and there is none here\n");
+    return CF_TEST_SKIP;
+  }
+  rand_ = cf_test_rand ();
+  ret = gst_check_run_suite (gray_kernel_suite (), "gray-kernel", __FILE__);
+  g_rand_free (rand_);
+  return ret;
+}
