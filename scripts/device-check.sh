@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole check on a GPU machine, in one call (see docs/development.md):
-# the test suite, the suite again under compute-sanitizer memcheck, real
-# gst-launch pipelines, and the benchmarks.  Logs and CSV go to $OUT
+# the test suite, real gst-launch pipelines, the benchmarks, and the suite
+# again under compute-sanitizer memcheck (slowest, so last).  Logs and CSV go to $OUT
 # (or ./device-out).  Run from the project root, after
 # `bash ../shared/device/pack.sh`, as: bash scripts/device-check.sh
 set -uo pipefail
@@ -13,11 +13,6 @@ step() { echo; echo "=== $*"; }
 
 step "test suite"
 bash $run test 2>&1 | tee "$out/tests.log" || status=1
-
-step "test suite under compute-sanitizer memcheck"
-bash $run test --timeout-multiplier 10 \
-  --wrap "compute-sanitizer --tool memcheck --error-exitcode 1 --print-limit 20" \
-  2>&1 | tee "$out/memcheck.log" || status=1
 
 step "pipelines"
 for p in \
@@ -40,6 +35,11 @@ bash $run build/bench/kernel-bench --csv "$out/kernels.csv" 2>&1 | tee "$out/ker
 
 step "pipeline benchmark"
 bash $run build/bench/pipeline-bench --csv "$out/pipelines.csv" 2>&1 | tee "$out/pipeline-bench.log" || status=1
+
+step "test suite under compute-sanitizer memcheck"
+bash $run test --timeout-multiplier 10 \
+  --wrap "compute-sanitizer --tool memcheck --error-exitcode 1 --print-limit 20" \
+  2>&1 | tee "$out/memcheck.log" || status=1
 
 step "done: status $status"
 exit $status
