@@ -26,36 +26,41 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, gpointer data)
   g_atomic_int_inc (&frames_seen);
 }
 
-/* Host-device copy bandwidth in bytes/s, median of 20 copies of @bytes. */
+/* Host-device copy bandwidth in bytes/s: median of 40 copies of @bytes,
+ * rotated over N_SOURCE_FRAMES host buffers as the pipeline's frames are
+ * (one buffer would be served from the CPU's cache and flatter PCIe). */
 static double
 copy_bandwidth (size_t bytes, gboolean pinned, enum cudaMemcpyKind kind)
 {
-  void *host, *dev;
-  float times[20];
+  void *host[N_SOURCE_FRAMES], *dev;
+  float times[40];
   cudaEvent_t a, b;
   int i, j;
 
-  if (pinned ? cudaMallocHost (&host, bytes) != cudaSuccess :
-      !(host = g_malloc (bytes)))
-    return 0;
-  memset (host, 1, bytes);
+  for (i = 0; i < N_SOURCE_FRAMES; i++) {
+    if (pinned ? cudaMallocHost (&host[i], bytes) != cudaSuccess :
+        !(host[i] = g_malloc (bytes)))
+      return 0;
+    memset (host[i], 1, bytes);
+  }
   if (cudaMalloc (&dev, bytes) != cudaSuccess)
     return 0;
   cudaEventCreate (&a);
   cudaEventCreate (&b);
-  for (i = 0; i < 23; i++) {
+  for (i = 0; i < 43; i++) {
+    void *h = host[i % N_SOURCE_FRAMES];
     cudaEventRecord (a, 0);
     if (kind == cudaMemcpyHostToDevice)
-      cudaMemcpyAsync (dev, host, bytes, kind, 0);
+      cudaMemcpyAsync (dev, h, bytes, kind, 0);
     else
-      cudaMemcpyAsync (host, dev, bytes, kind, 0);
+      cudaMemcpyAsync (h, dev, bytes, kind, 0);
     cudaEventRecord (b, 0);
     cudaEventSynchronize (b);
     if (i >= 3)
       cudaEventElapsedTime (&times[i - 3], a, b);
   }
-  for (i = 0; i < 20; i++)      /* sort for the median */
-    for (j = i + 1; j < 20; j++)
+  for (i = 0; i < 40; i++)      /* sort for the median */
+    for (j = i + 1; j < 40; j++)
       if (times[j] < times[i]) {
         float t = times[i];
         times[i] = times[j];
@@ -64,11 +69,13 @@ copy_bandwidth (size_t bytes, gboolean pinned, enum cudaMemcpyKind kind)
   cudaEventDestroy (a);
   cudaEventDestroy (b);
   cudaFree (dev);
-  if (pinned)
-    cudaFreeHost (host);
-  else
-    g_free (host);
-  return bytes / (times[10] * 1e-3);
+  for (i = 0; i < N_SOURCE_FRAMES; i++) {
+    if (pinned)
+      cudaFreeHost (host[i]);
+    else
+      g_free (host[i]);
+  }
+  return bytes / (times[20] * 1e-3);
 }
 
 static gboolean

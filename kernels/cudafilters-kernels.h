@@ -69,7 +69,8 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
 
 /* ---- plane helpers ---------------------------------------------------- */
 
-/* Copies row_bytes x rows between two pitched device planes. */
+/* Copies row_bytes x rows between two pitched device planes.  The CPU
+ * reference is a row-by-row memcpy. */
 CfError cf_copy_plane (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, size_t row_bytes, int rows, CfStream stream);
 

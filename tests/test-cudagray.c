@@ -157,7 +157,7 @@ GST_START_TEST (test_cuda_to_cuda)
   for (o = 0; o < G_N_ELEMENTS (outs); o++) {
     for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
       gchar *launch = g_strdup_printf ("cudaupload ! "
-          "video/x-raw(memory:CUDAMemory) ! cudagray name=gray ! "
+          "video/x-raw(memory:CUDAMemory) ! cudagray ! "
           "video/x-raw(memory:CUDAMemory), format=%s ! cudadownload",
           gst_video_format_to_string (outs[o]));
       GstHarness *h = gst_harness_new_parse (launch);
@@ -166,10 +166,10 @@ GST_START_TEST (test_cuda_to_cuda)
       g_free (launch);
       gst_harness_set_sink_caps_str (h, "video/x-raw");
       check_all_sizes (h, "", cuda_formats[f], outs[o]);
-      caps = element_pad_caps (h, "gray", "sink");
+      caps = element_pad_caps (h, "cudagray", "sink");
       fail_unless (caps_in_cuda_memory (caps));
       gst_caps_unref (caps);
-      caps = element_pad_caps (h, "gray", "src");
+      caps = element_pad_caps (h, "cudagray", "src");
       fail_unless (caps_in_cuda_memory (caps));
       gst_caps_unref (caps);
       gst_harness_teardown (h);
@@ -185,7 +185,7 @@ GST_START_TEST (test_system_to_cuda)
   guint f;
 
   for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
-    GstHarness *h = gst_harness_new_parse ("cudagray name=gray ! "
+    GstHarness *h = gst_harness_new_parse ("cudagray ! "
         "video/x-raw(memory:CUDAMemory), format=NV12 ! cudadownload");
 
     gst_harness_set_sink_caps_str (h, "video/x-raw");
@@ -203,7 +203,7 @@ GST_START_TEST (test_cuda_to_system)
 
   for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
     GstHarness *h = gst_harness_new_parse ("cudaupload ! "
-        "video/x-raw(memory:CUDAMemory) ! cudagray name=gray");
+        "video/x-raw(memory:CUDAMemory) ! cudagray");
 
     gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8");
     check_all_sizes (h, "", cuda_formats[f], GST_VIDEO_FORMAT_GRAY8);
@@ -301,7 +301,7 @@ GST_START_TEST (test_proposed_pools)
   fail_unless (allocator != NULL);
   fail_unless_equals_string (allocator->mem_type,
       GST_CUDA_FILTERS_PINNED_MEMORY_TYPE);
-  gst_structure_free (config);
+  gst_structure_free (config);    /* the allocator was transfer none */
 
   /* a frame written by the CPU into pinned memory converts like any other */
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
@@ -327,7 +327,6 @@ GST_START_TEST (test_proposed_pools)
   gst_query_unref (q);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
-  gst_object_unref (allocator);
   gst_caps_unref (caps);
   gst_harness_teardown (h);
 

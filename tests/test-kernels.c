@@ -1,6 +1,7 @@
-/* The grey kernel against its CPU reference, directly through the kernels'
- * C API: every channel layout and matrix, odd sizes, tight, padded and
- * misaligned pitches, random and solid frames, outputs poisoned first. */
+/* The kernels against their CPU references, directly through the C API:
+ * grey in every channel layout and matrix, plane copy and fill; odd sizes,
+ * tight, padded and misaligned pitches, random and solid frames, outputs
+ * poisoned first and checked byte for byte, padding included. */
 #include <gst/check/gstcheck.h>
 #include <cuda_runtime_api.h>
 
@@ -136,6 +137,86 @@ GST_START_TEST (test_gpu_solid_colour)
 
 GST_END_TEST;
 
+/* copy and fill of row_bytes x rows, every byte of the destination
+ * allocation compared (padding must keep its poison) */
+static void
+run_plane_case (gboolean fill, gsize row_bytes, gint rows, PitchMode mode)
+{
+  gsize src_pitch = row_bytes, dst_pitch = row_bytes, src_off = 0, dst_off = 0;
+  gsize src_size, dst_size, x;
+  guint8 *src, *want, *got, *d_src, *d_dst, value = 0x5c;
+  gint y;
+  guint64 bad = 0;
+  CfError err;
+
+  if (mode == PITCH_PADDED) {
+    src_pitch = GST_ROUND_UP_N (row_bytes, 256) + 256;
+    dst_pitch = GST_ROUND_UP_N (row_bytes, 512);
+  } else if (mode == PITCH_MISALIGNED) {
+    src_pitch = row_bytes + 3;
+    dst_pitch = row_bytes + 1;
+    src_off = 5;
+    dst_off = 1;
+  }
+  src_size = src_off + src_pitch * rows;
+  dst_size = dst_off + dst_pitch * rows;
+  src = g_malloc (src_size);
+  want = g_malloc (dst_size);
+  got = g_malloc (dst_size);
+  cf_test_fill_random (rand_, src, src_size);
+  memset (want, POISON, dst_size);
+  for (y = 0; y < rows; y++) {
+    if (fill)
+      memset (want + dst_off + y * dst_pitch, value, row_bytes);
+    else
+      memcpy (want + dst_off + y * dst_pitch, src + src_off + y * src_pitch,
+          row_bytes);
+  }
+
+  CUDA_OK (cudaMalloc ((void **) &d_src, src_size));
+  CUDA_OK (cudaMalloc ((void **) &d_dst, dst_size));
+  CUDA_OK (cudaMemcpy (d_src, src, src_size, cudaMemcpyHostToDevice));
+  CUDA_OK (cudaMemset (d_dst, POISON, dst_size));
+  if (fill)
+    err = cf_fill_plane (d_dst + dst_off, dst_pitch, row_bytes, rows, value,
+        NULL);
+  else
+    err = cf_copy_plane (d_src + src_off, src_pitch, d_dst + dst_off,
+        dst_pitch, row_bytes, rows, NULL);
+  fail_unless (err == 0, "launch: %s", cf_error_name (err));
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaMemcpy (got, d_dst, dst_size, cudaMemcpyDeviceToHost));
+  for (x = 0; x < dst_size; x++)
+    bad += got[x] != want[x];
+  fail_unless (bad == 0, "%s %" G_GSIZE_FORMAT "x%d pitch mode %d: %"
+      G_GUINT64_FORMAT " bytes wrong", fill ? "fill" : "copy", row_bytes,
+      rows, mode, bad);
+  CUDA_OK (cudaFree (d_src));
+  CUDA_OK (cudaFree (d_dst));
+  g_free (src);
+  g_free (want);
+  g_free (got);
+}
+
+GST_START_TEST (test_plane_copy_and_fill)
+{
+  static const struct
+  {
+    gsize row_bytes;
+    gint rows;
+  } planes[] = {
+    {1, 1}, {3, 7}, {16, 3}, {17, 2}, {1921, 1081}, {962, 541}, {3840, 4},
+  };
+  guint i, mode, fill;
+
+  for (fill = 0; fill < 2; fill++)
+    for (i = 0; i < G_N_ELEMENTS (planes); i++)
+      for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+        run_plane_case (fill, planes[i].row_bytes, planes[i].rows, mode);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_invalid_arguments)
 {
   static const CfPackedLayout rgba = { 4, 0, 1, 2 }, bad_bpp = { 2, 0, 1, 1 };
@@ -148,6 +229,9 @@ GST_START_TEST (test_invalid_arguments)
   fail_if (cf_gray_from_packed (d, 64, d, 64, 4, 4, bad_bpp, 0, NULL) == 0);
   fail_unless (cf_gray_from_packed (d, 64, d + 2048, 64, 4, 4, rgba, 0,
           NULL) == 0);
+  fail_if (cf_copy_plane (d, 8, d + 2048, 64, 16, 4, NULL) == 0);
+  fail_if (cf_fill_plane (d, 8, 16, 4, 0, NULL) == 0);
+  fail_unless (cf_copy_plane (d, 64, d + 2048, 64, 16, 0, NULL) == 0);
   CUDA_OK (cudaDeviceSynchronize ());
   CUDA_OK (cudaFree (d));
 }
@@ -155,15 +239,16 @@ GST_START_TEST (test_invalid_arguments)
 GST_END_TEST;
 
 static Suite *
-gray_kernel_suite (void)
+kernels_suite (void)
 {
-  Suite *s = suite_create ("gray-kernel");
+  Suite *s = suite_create ("kernels");
   TCase *tc = tcase_create ("gpu");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_gpu_equals_reference);
   tcase_add_test (tc, test_gpu_solid_colour);
+  tcase_add_test (tc, test_plane_copy_and_fill);
   tcase_add_test (tc, test_invalid_arguments);
   return s;
 }
@@ -179,7 +264,7 @@ main (int argc, char **argv)
     return CF_TEST_SKIP;
   }
   rand_ = cf_test_rand ();
-  ret = gst_check_run_suite (gray_kernel_suite (), "gray-kernel", __FILE__);
+  ret = gst_check_run_suite (kernels_suite (), "kernels", __FILE__);
   g_rand_free (rand_);
   return ret;
 }
