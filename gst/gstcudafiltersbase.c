@@ -163,7 +163,10 @@ staging_free (StagingFrame * staging)
   memset (staging, 0, sizeof (*staging));
 }
 
-/* Called with the context pushed. */
+/* Called with the context pushed.  Each plane's pitch is the caps' default
+ * stride rounded up to 16 bytes (vector loads): for the common sizes it
+ * equals the host frame's stride, and a copy between equal pitches is one
+ * contiguous transfer instead of a strided 2D one. */
 static CUresult
 staging_ensure (StagingFrame * staging, const GstVideoInfo * info)
 {
@@ -178,9 +181,9 @@ staging_ensure (StagingFrame * staging, const GstVideoInfo * info)
     CUresult res;
 
     plane_extent (info, p, &row_bytes, &rows);
-    /* element size 16: pitches suit 16-byte vector loads */
-    res = CuMemAllocPitch (&staging->plane[p], &staging->pitch[p], row_bytes,
-        rows, 16);
+    staging->pitch[p] = GST_ROUND_UP_16 (MAX ((gsize)
+            GST_VIDEO_INFO_PLANE_STRIDE (info, p), row_bytes));
+    res = CuMemAlloc (&staging->plane[p], staging->pitch[p] * rows);
     staging->n_planes = p + 1;
     if (res != CUDA_SUCCESS) {
       staging_free (staging);
@@ -204,6 +207,10 @@ staging_to_device_frame (const StagingFrame * staging,
   }
 }
 
+/* Copies a plane between host and device on @stream.  Equal pitches make
+ * the plane one contiguous span (padding between rows included), copied as
+ * a single row: a strided 2D DMA of thousands of short rows is several
+ * times slower over PCIe. */
 static CUresult
 copy_plane_async (const GstVideoInfo * info, guint plane,
     CUmemorytype src_type, const void *src, gsize src_pitch,
@@ -224,10 +231,16 @@ copy_plane_async (const GstVideoInfo * info, guint plane,
     copy.dstHost = dst;
   else
     copy.dstDevice = (CUdeviceptr) (guintptr) dst;
-  copy.srcPitch = src_pitch;
-  copy.dstPitch = dst_pitch;
-  copy.WidthInBytes = row_bytes;
-  copy.Height = rows;
+  if (src_pitch == dst_pitch && rows > 1) {
+    copy.WidthInBytes = src_pitch * (rows - 1) + row_bytes;
+    copy.Height = 1;
+    copy.srcPitch = copy.dstPitch = copy.WidthInBytes;
+  } else {
+    copy.srcPitch = src_pitch;
+    copy.dstPitch = dst_pitch;
+    copy.WidthInBytes = row_bytes;
+    copy.Height = rows;
+  }
   return CuMemcpy2DAsync (&copy, stream);
 }
 
@@ -371,6 +384,8 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     }
   }
 
+  GST_LOG_OBJECT (self, "input %s, output %s", in_cmem ? "in place" :
+      "uploading", !outbuf ? "none" : out_cmem ? "in place" : "downloaded");
   kerr = klass->process (self, inbuf, &in_dev, outbuf ? &out_dev : NULL,
       (CfStream) priv->stream);
   if (kerr != 0) {
@@ -397,6 +412,7 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   step = "waiting for the GPU";
   if ((res = CuStreamSynchronize (priv->stream)) != CUDA_SUCCESS)
     goto cuda_failed;
+  GST_LOG_OBJECT (self, "frame done");
   goto done;
 
 cuda_failed:

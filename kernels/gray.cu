@@ -1,18 +1,27 @@
 /* Grey from packed RGB: the map pattern.
  *
- * One thread turns 16 pixels into 16 grey bytes: 3 or 4 16-byte loads (RGB,
- * RGBA) and one 16-byte store, so every warp moves whole 512-byte lines and
- * each thread has several independent loads in flight.  Rows are flattened
- * into one index space so no thread idles at the end of a row.  Planes whose
- * rows are not 16-byte aligned take a one-pixel-per-thread kernel instead.
- * The arithmetic is gray-reference.c's, bit for bit. */
+ * Each thread reads whole 16-byte vectors and writes one vector of grey:
+ * 8 RGBA-type pixels (two loads, an 8-byte store) or 16 RGB pixels (three
+ * loads, a 16-byte store, as 16 pixels are the fewest that fill whole
+ * vectors).  Every warp moves whole cache lines and each thread has
+ * independent loads in flight; 8 pixels measured ~3% faster than 4 or 16
+ * for RGBA at 4K on an H100 (docs/notes.md).  Rows are flattened into one
+ * index space so no thread idles at the end of a row.  Planes whose rows are
+ * not aligned for those vectors take a one-pixel-per-thread kernel.  The
+ * arithmetic is gray-reference.c's, bit for bit. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
 namespace {
 
-constexpr int kPixelsPerThread = 16;
 constexpr int kBlock = 256;
+
+/* pixels per thread: whole 16-byte input vectors, a vector of output */
+template < int BPP > __host__ __device__ constexpr int
+pixels_per_thread ()
+{
+  return BPP == 4 ? 8 : 16;
+}
 
 /* Weights per byte position within a pixel; the alpha/padding byte has 0, so
  * one formula serves every channel order. */
@@ -35,31 +44,33 @@ byte_at (const uint32_t * words, int i)
 }
 
 template < int BPP > __global__ void
-gray_vec16_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
+gray_vec_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width,
     int groups_per_row, int n_groups, ByteWeights w)
 {
+  constexpr int PX = pixels_per_thread < BPP > ();
+  constexpr int LOADS = PX * BPP / 16;
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= n_groups)
     return;
   int y = idx / groups_per_row;
-  int x0 = (idx - y * groups_per_row) * kPixelsPerThread;
+  int x0 = (idx - y * groups_per_row) * PX;
   const uint8_t *s = src + (size_t) y * src_pitch + (size_t) x0 * BPP;
   uint8_t *d = dst + (size_t) y * dst_pitch + x0;
 
-  if (x0 + kPixelsPerThread <= width) {
-    uint32_t words[4 * BPP];
+  if (x0 + PX <= width) {
+    uint32_t words[4 * LOADS];
 #pragma unroll
-    for (int i = 0; i < BPP; i++) {
+    for (int i = 0; i < LOADS; i++) {
       uint4 v = reinterpret_cast < const uint4 * >(s)[i];
       words[4 * i + 0] = v.x;
       words[4 * i + 1] = v.y;
       words[4 * i + 2] = v.z;
       words[4 * i + 3] = v.w;
     }
-    uint32_t out[4];
+    uint32_t out[PX / 4];
 #pragma unroll
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < PX / 4; q++) {
       uint32_t packed = 0;
 #pragma unroll
       for (int k = 0; k < 4; k++) {
@@ -70,10 +81,13 @@ gray_vec16_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
       }
       out[q] = packed;
     }
-    *reinterpret_cast < uint4 * >(d) = make_uint4 (out[0], out[1], out[2],
-        out[3]);
+    if constexpr (PX == 8)
+      *reinterpret_cast < uint2 * >(d) = make_uint2 (out[0], out[1]);
+    else
+      *reinterpret_cast < uint4 * >(d) = make_uint4 (out[0], out[1], out[2],
+          out[3]);
   } else {
-    /* the ragged end of a row whose width is not a multiple of 16 */
+    /* the ragged end of a row whose width is not a multiple of PX */
     for (int x = 0; x < width - x0; x++) {
       const uint8_t *p = s + x * BPP;
       d[x] = (uint8_t) gray_of (p[0], p[1], p[2], BPP == 4 ? p[3] : 0u, w);
@@ -100,10 +114,11 @@ launch_gray (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, ByteWeights w,
     cudaStream_t stream)
 {
-  if (cf_is_aligned (src, src_pitch, 16) && cf_is_aligned (dst, dst_pitch, 16)) {
-    int groups_per_row = (width + kPixelsPerThread - 1) / kPixelsPerThread;
+  constexpr int PX = pixels_per_thread < BPP > ();
+  if (cf_is_aligned (src, src_pitch, 16) && cf_is_aligned (dst, dst_pitch, PX)) {
+    int groups_per_row = (width + PX - 1) / PX;
     int n_groups = groups_per_row * height;
-    gray_vec16_kernel < BPP > <<<(n_groups + kBlock - 1) / kBlock, kBlock, 0,
+    gray_vec_kernel < BPP > <<<(n_groups + kBlock - 1) / kBlock, kBlock, 0,
         stream >>> (src, src_pitch, dst, dst_pitch, width, groups_per_row,
         n_groups, w);
   } else {
@@ -127,8 +142,7 @@ cf_gray_from_packed (const void *src, size_t src_pitch, void *dst,
       || layout.b < 0 || layout.b >= bpp
       || src_pitch < (size_t) width * bpp || dst_pitch < (size_t) width)
     return cudaErrorInvalidValue;
-  if ((long long) ((width + kPixelsPerThread - 1) / kPixelsPerThread) * height
-      > INT32_MAX)
+  if ((long long) ((width + 7) / 8) * height > INT32_MAX)
     return cudaErrorInvalidValue;
 
   CfGrayWeights k = cf_gray_weights (matrix);
