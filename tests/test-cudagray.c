@@ -125,6 +125,24 @@ caps_in_cuda_memory (GstCaps * caps)
       GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
 }
 
+/* Downstream (the harness) offers no pool: the download goes into the
+ * element's pinned pool, at full PCIe speed. */
+static void
+check_output_is_pinned (GstHarness * h, GstVideoFormat format)
+{
+  gchar *caps = caps_string ("", format, 64, 8);
+  GstBuffer *out;
+
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  fail_unless_equals_int (gst_harness_push (h, cf_test_make_frame (format,
+              64, 8, 0, FALSE, rand_)), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+          GST_CUDA_FILTERS_PINNED_MEMORY_TYPE), "output is not pinned memory");
+  gst_buffer_unref (out);
+}
+
 /* system memory in, GRAY8 in system memory out */
 GST_START_TEST (test_system_to_system)
 {
@@ -136,6 +154,7 @@ GST_START_TEST (test_system_to_system)
 
     gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8");
     check_all_sizes (h, "", sys_formats[f], GST_VIDEO_FORMAT_GRAY8);
+    check_output_is_pinned (h, sys_formats[f]);
     caps = element_pad_caps (h, "cudagray", "src");
     fail_if (caps_in_cuda_memory (caps));
     gst_caps_unref (caps);
