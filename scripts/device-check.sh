@@ -37,9 +37,13 @@ step "pipeline benchmark"
 bash $run build/bench/pipeline-bench --csv "$out/pipelines.csv" 2>&1 | tee "$out/pipeline-bench.log" || status=1
 
 step "test suite under compute-sanitizer memcheck"
+# the sanitizer's own report goes to files: a passing test's output is not
+# shown by the runner, and the summary lines are the evidence
+rm -rf /tmp/sanitizer && mkdir -p /tmp/sanitizer
 bash $run test --timeout-multiplier 10 \
-  --wrap "compute-sanitizer --tool memcheck --require-cuda-init no --error-exitcode 1 --print-limit 20" \
+  --wrap "compute-sanitizer --tool memcheck --require-cuda-init no --error-exitcode 1 --print-limit 20 --log-file /tmp/sanitizer/%p.log" \
   2>&1 | tee "$out/memcheck.log" || status=1
+grep -h "ERROR SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/memcheck.log"
 
 step "done: status $status"
 exit $status

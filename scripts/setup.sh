@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what gst-cudafilters needs (Debian 12 packages) and builds it into
+# ./build.  Safe to run again: it installs only what is missing and
+# reconfigures an existing build.
+#   bash scripts/setup.sh [meson options, e.g. -Dgpu_archs=90]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+packages="meson ninja-build pkg-config gcc g++ python3
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad"
+missing=$(for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
+done)
+if [ -n "$missing" ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "setup: installing" $missing
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# The CUDA Toolkit (>= 12) is not a Debian package at that version: take
+# $NVCC, else nvcc on PATH, else the toolkit's default location.
+nvcc=${NVCC:-$(command -v nvcc || true)}
+[ -n "$nvcc" ] || nvcc=/usr/local/cuda/bin/nvcc
+if [ ! -x "$nvcc" ]; then
+  echo "setup: the CUDA Toolkit (nvcc) was not found; install CUDA >= 12 or set NVCC=/path/to/nvcc" >&2
+  exit 1
+fi
+
+if [ -f build/build.ninja ]; then
+  NVCC=$nvcc meson setup --reconfigure build "$@" >/dev/null
+else
+  NVCC=$nvcc meson setup build "$@" >/dev/null
+fi
+meson compile -C build
