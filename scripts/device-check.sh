@@ -20,6 +20,7 @@ for p in \
   "videotestsrc num-buffers=60 ! video/x-raw,format=BGR,width=1921,height=1081 ! cudagray matrix=bt709 ! fakesink" \
   "videotestsrc num-buffers=60 ! cudaupload ! cudagray ! cudadownload ! video/x-raw,format=NV12 ! fakesink" \
   "videotestsrc num-buffers=60 ! video/x-raw,format=NV12 ! cudaupload ! cudagray ! cudagray ! cudadownload ! fakesink" \
+  "videotestsrc num-buffers=60 ! video/x-raw,width=1280,height=720 ! openh264enc ! h264parse ! nvh264dec ! cudagray matrix=bt709 ! cudadownload ! video/x-raw,format=NV12 ! fakesink" \
   "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 ! cudagray ! pngenc snapshot=true ! filesink location=$out/cudagray-smpte.png" \
   ; do
   echo "--- gst-launch-1.0 $p"
@@ -29,6 +30,9 @@ for p in \
 done
 echo "--- bad device-id (must fail with a clear error)"
 bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray device-id=7 ! fakesink 2>&1 | head -4
+
+step "example: an application sharing its CUDA context"
+bash $run build/examples/shared-context 2>&1 | grep -v "^0:00" || status=1
 
 step "kernel benchmark"
 bash $run build/bench/kernel-bench --csv "$out/kernels.csv" 2>&1 | tee "$out/kernel-bench.log" || status=1
