@@ -20,7 +20,7 @@ for p in \
   "videotestsrc num-buffers=60 ! video/x-raw,format=BGR,width=1921,height=1081 ! cudagray matrix=bt709 ! fakesink" \
   "videotestsrc num-buffers=60 ! cudaupload ! cudagray ! cudadownload ! video/x-raw,format=NV12 ! fakesink" \
   "videotestsrc num-buffers=60 ! video/x-raw,format=NV12 ! cudaupload ! cudagray ! cudagray ! cudadownload ! fakesink" \
-  "videotestsrc num-buffers=60 ! video/x-raw,width=1280,height=720 ! openh264enc ! h264parse ! nvh264dec ! cudagray matrix=bt709 ! cudadownload ! video/x-raw,format=NV12 ! fakesink" \
+  "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! openh264enc ! h264parse ! nvh264dec ! cudagray ! cudadownload ! video/x-raw,format=NV12 ! videoconvert ! pngenc snapshot=true ! filesink location=$out/nvh264dec-cudagray.png" \
   "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 ! cudagray ! pngenc snapshot=true ! filesink location=$out/cudagray-smpte.png" \
   ; do
   echo "--- gst-launch-1.0 $p"
