@@ -145,6 +145,7 @@ cf_gray_from_packed (const void *src, size_t src_pitch, void *dst,
   if ((long long) ((width + 7) / 8) * height > INT32_MAX)
     return cudaErrorInvalidValue;
 
+  cf_forget_earlier_errors ();
   CfGrayWeights k = cf_gray_weights (matrix);
   ByteWeights w = { {0, 0, 0, 0} };
   w.w[layout.r] = k.kr;

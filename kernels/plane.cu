@@ -40,6 +40,7 @@ launch_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
   if (vecs_per_row * rows > INT32_MAX)
     return cudaErrorInvalidValue;
   int n = (int) (vecs_per_row * rows);
+  cf_forget_earlier_errors ();
   plane_vec16_kernel < FILL > <<<(n + kBlock - 1) / kBlock, kBlock, 0,
       stream >>> ((const uint8_t *) src, src_pitch, (uint8_t *) dst,
       dst_pitch, row_bytes, (int) vecs_per_row, n, value);

@@ -232,6 +232,16 @@ GST_START_TEST (test_invalid_arguments)
   fail_if (cf_copy_plane (d, 8, d + 2048, 64, 16, 4, NULL) == 0);
   fail_if (cf_fill_plane (d, 8, 16, 4, 0, NULL) == 0);
   fail_unless (cf_copy_plane (d, 64, d + 2048, 64, 16, 0, NULL) == 0);
+
+  /* an earlier failure of another runtime call on this thread is not
+   * reported by the next launch */
+  fail_if (cudaMemcpy2DAsync (d, 16, d + 2048, 16, 32, 2,
+          cudaMemcpyDeviceToDevice, NULL) == cudaSuccess);
+  fail_unless (cf_gray_from_packed (d, 64, d + 2048, 64, 4, 4, rgba, 0,
+          NULL) == 0);
+  fail_if (cudaMemcpy2DAsync (d, 16, d + 2048, 16, 32, 2,
+          cudaMemcpyDeviceToDevice, NULL) == cudaSuccess);
+  fail_unless (cf_copy_plane (d, 64, d + 2048, 64, 16, 4, NULL) == 0);
   CUDA_OK (cudaDeviceSynchronize ());
   CUDA_OK (cudaFree (d));
 }
