@@ -533,8 +533,7 @@ gst_cuda_filters_base_start (GstBaseTransform * trans)
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No CUDA device found."),
         ("cuInit/cuDeviceGetCount: %s, %d device(s)",
-            res == CUDA_SUCCESS ? "no error" : cu_error_name (res),
-            n_devices));
+            res == CUDA_SUCCESS ? "no error" : cu_error_name (res), n_devices));
     return FALSE;
   }
 
@@ -549,8 +548,7 @@ gst_cuda_filters_base_start (GstBaseTransform * trans)
   if (!gst_cuda_ensure_element_context (GST_ELEMENT_CAST (self), device_id,
           &priv->context)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not create a CUDA context on device %d.", device_id),
-        (NULL));
+        ("Could not create a CUDA context on device %d.", device_id), (NULL));
     return FALSE;
   }
 

@@ -315,12 +315,11 @@ GST_START_TEST (test_proposed_pools)
   fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE,
           NULL));
   config = gst_buffer_pool_get_config (pool);
-  fail_unless (gst_buffer_pool_config_get_allocator (config, &allocator,
-          NULL));
+  fail_unless (gst_buffer_pool_config_get_allocator (config, &allocator, NULL));
   fail_unless (allocator != NULL);
   fail_unless_equals_string (allocator->mem_type,
       GST_CUDA_FILTERS_PINNED_MEMORY_TYPE);
-  gst_structure_free (config);    /* the allocator was transfer none */
+  gst_structure_free (config);  /* the allocator was transfer none */
 
   /* a frame written by the CPU into pinned memory converts like any other */
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));

@@ -24,7 +24,8 @@ cmp_double (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-typedef enum { DRIVER_COPIES, RUNTIME_COPIES } CopyApi;
+typedef enum
+{ DRIVER_COPIES, RUNTIME_COPIES } CopyApi;
 
 /* median microseconds per frame */
 static double
@@ -37,7 +38,7 @@ run (const char *name, gboolean gst_ctx, gboolean driver_pinned,
   CUstream stream = NULL;
   double t[FRAMES];
   int i;
-  size_t in_bytes = (size_t) W * 4 * H, out_bytes = (size_t) W * H;
+  size_t in_bytes = (size_t) W * 4 * H, out_bytes = (size_t) W *H;
   const CfPackedLayout rgba = { 4, 0, 1, 2 };
 
   if (gst_ctx) {
@@ -150,7 +151,6 @@ main (int argc, char **argv)
       RUNTIME_COPIES, TRUE, FALSE);
   run ("gst ctx, cudaMallocHost, cudaMemcpyAsync", TRUE, FALSE,
       RUNTIME_COPIES, TRUE, FALSE);
-  run ("runtime: primary ctx again", FALSE, FALSE, RUNTIME_COPIES, TRUE,
-      FALSE);
+  run ("runtime: primary ctx again", FALSE, FALSE, RUNTIME_COPIES, TRUE, FALSE);
   return 0;
 }
