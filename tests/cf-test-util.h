@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gst/gst.h>
+#include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/cuda-gst.h>
@@ -24,12 +25,9 @@ cf_test_gpu_available (void)
       CuDeviceGetCount (&n) == CUDA_SUCCESS && n > 0;
 }
 
-#define CF_TEST_REQUIRE_GPU() G_STMT_START {                              \
-  if (!cf_test_gpu_available ()) {                                        \
-    g_print ("SKIP: this test needs a CUDA GPU and there is none here\n"); \
-    return CF_TEST_SKIP;                                                  \
-  }                                                                       \
-} G_STMT_END
+
+/* Shared by the GPU tests' main(): the random source of the run. */
+static GRand *rand_;
 
 /* Fresh random data every run; CF_TEST_SEED=N repeats a run. */
 static inline GRand *
@@ -189,6 +187,25 @@ cf_test_count_plane_mismatches (GstBuffer * buf, const GstVideoInfo * info,
   }
   gst_video_frame_unmap (&frame);
   return bad;
+}
+
+/* main() of a test that needs a GPU: skip (77) without one, else run @suite
+ * with a fresh random source in rand_. */
+static inline int
+cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
+    Suite * (*make_suite) (void), const gchar * name, const gchar * file)
+{
+  int ret;
+
+  gst_check_init (argc, argv);
+  if (!gpu_present ()) {
+    g_print ("SKIP: this test needs a CUDA GPU and there is none here\n");
+    return CF_TEST_SKIP;
+  }
+  rand_ = cf_test_rand ();
+  ret = gst_check_run_suite (make_suite (), name, file);
+  g_rand_free (rand_);
+  return ret;
 }
 
 #endif

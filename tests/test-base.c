@@ -15,9 +15,21 @@
 #include "gstcudafiltersbase.h"
 #include "gstcudafilterspinned.h"
 
-static GRand *rand_;
-
 #define FORMATS "{ RGBA, NV12 }"
+
+static void
+set_test_element_class (GstElementClass * klass, const gchar * klass_name)
+{
+  GstCaps *caps = gst_cuda_filters_base_make_caps (FORMATS, FORMATS);
+
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+  gst_element_class_set_static_metadata (klass, "test element", klass_name,
+      "a GstCudaFiltersBase subclass for the tests", "tests");
+}
 
 /* ---- cudatestfaulty ---- */
 
@@ -57,15 +69,7 @@ faulty_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
 static void
 gst_cuda_test_faulty_class_init (GstCudaTestFaultyClass * klass)
 {
-  GstCaps *caps = gst_cuda_filters_base_make_caps (FORMATS, FORMATS);
-
-  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref (caps);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
-      "faulty", "Filter/Video", "fails on one frame", "tests");
+  set_test_element_class (GST_ELEMENT_CLASS (klass), "Filter/Video");
   klass->process = faulty_process;
 }
 
@@ -116,16 +120,8 @@ gst_cuda_test_probe_finalize (GObject * object)
 static void
 gst_cuda_test_probe_class_init (GstCudaTestProbeClass * klass)
 {
-  GstCaps *caps = gst_cuda_filters_base_make_caps (FORMATS, FORMATS);
-
   G_OBJECT_CLASS (klass)->finalize = gst_cuda_test_probe_finalize;
-  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref (caps);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
-      "probe", "Filter/Analyzer/Video", "copies what it sees", "tests");
+  set_test_element_class (GST_ELEMENT_CLASS (klass), "Filter/Analyzer/Video");
   klass->process = probe_process;
   klass->analysis = TRUE;
 }
@@ -314,19 +310,21 @@ base_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
+static gboolean
+gpu_present_and_elements_registered (void)
 {
-  int ret;
-
-  gst_check_init (&argc, &argv);
-  CF_TEST_REQUIRE_GPU ();
+  if (!cf_test_gpu_available ())
+    return FALSE;
   gst_element_register (NULL, "cudatestfaulty", GST_RANK_NONE,
       gst_cuda_test_faulty_get_type ());
   gst_element_register (NULL, "cudatestprobe", GST_RANK_NONE,
       gst_cuda_test_probe_get_type ());
-  rand_ = cf_test_rand ();
-  ret = gst_check_run_suite (base_suite (), "base", __FILE__);
-  g_rand_free (rand_);
-  return ret;
+  return TRUE;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (&argc, &argv,
+      gpu_present_and_elements_registered, base_suite, "base", __FILE__);
 }

@@ -10,8 +10,6 @@
 #include "cf-test-util.h"
 #include "gstcudafilterspinned.h"
 
-static GRand *rand_;
-
 static const GstVideoFormat sys_formats[] = {
   GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
   GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
@@ -438,12 +436,6 @@ cudagray_suite (void)
 int
 main (int argc, char **argv)
 {
-  int ret;
-
-  gst_check_init (&argc, &argv);
-  CF_TEST_REQUIRE_GPU ();
-  rand_ = cf_test_rand ();
-  ret = gst_check_run_suite (cudagray_suite (), "cudagray", __FILE__);
-  g_rand_free (rand_);
-  return ret;
+  return cf_test_run_gpu_suite (&argc, &argv, cf_test_gpu_available,
+      cudagray_suite, "cudagray", __FILE__);
 }

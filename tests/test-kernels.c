@@ -10,8 +10,6 @@
 
 #define POISON 0xa5
 
-static GRand *rand_;
-
 static const struct
 {
   const gchar *name;
@@ -263,18 +261,15 @@ kernels_suite (void)
   return s;
 }
 
+static gboolean
+runtime_sees_a_gpu (void)
+{
+  return cf_device_count () > 0;
+}
+
 int
 main (int argc, char **argv)
 {
-  int ret;
-
-  gst_check_init (&argc, &argv);
-  if (cf_device_count () == 0) {
-    g_print ("SKIP: this test needs a CUDA GPU and there is none here\n");
-    return CF_TEST_SKIP;
-  }
-  rand_ = cf_test_rand ();
-  ret = gst_check_run_suite (kernels_suite (), "kernels", __FILE__);
-  g_rand_free (rand_);
-  return ret;
+  return cf_test_run_gpu_suite (&argc, &argv, runtime_sees_a_gpu,
+      kernels_suite, "kernels", __FILE__);
 }
