@@ -120,11 +120,35 @@ plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
   *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
 }
 
+/* The layout to map @buffer with: its video meta describes it when it has
+ * one (gst_video_frame_map uses it); without one, a GstCudaMemory carries
+ * its own pitched layout, which must be the caps' format and size; else the
+ * caps' default layout.  NULL when a CUDA memory's layout does not match
+ * the caps. */
+static const GstVideoInfo *
+buffer_layout (GstBuffer * buffer, const GstVideoInfo * info)
+{
+  GstMemory *mem;
+  GstCudaMemory *cmem;
+
+  if (gst_buffer_get_video_meta (buffer) || gst_buffer_n_memory (buffer) != 1)
+    return info;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  if (!gst_is_cuda_memory (mem))
+    return info;
+  cmem = GST_CUDA_MEMORY_CAST (mem);
+  if (GST_VIDEO_INFO_FORMAT (&cmem->info) != GST_VIDEO_INFO_FORMAT (info) ||
+      GST_VIDEO_INFO_WIDTH (&cmem->info) != GST_VIDEO_INFO_WIDTH (info) ||
+      GST_VIDEO_INFO_HEIGHT (&cmem->info) != GST_VIDEO_INFO_HEIGHT (info))
+    return NULL;
+  return &cmem->info;
+}
+
 /* Whether every plane described by the buffer's video meta (or, without
- * one, by @info) lies inside the buffer: a short buffer must never be read
- * past its end. */
+ * one, by @layout) lies inside the buffer: a short buffer must never be
+ * read past its end. */
 static gboolean
-buffer_holds_frame (GstBuffer * buffer, const GstVideoInfo * info,
+buffer_holds_frame (GstBuffer * buffer, const GstVideoInfo * layout,
     gsize * needed)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
@@ -132,31 +156,37 @@ buffer_holds_frame (GstBuffer * buffer, const GstVideoInfo * info,
   guint p;
 
   *needed = 0;
-  if (!meta) {
-    *needed = GST_VIDEO_INFO_SIZE (info);
-    return size >= *needed;
-  }
-
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize row_bytes, end;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (layout); p++) {
+    gsize row_bytes, offset, stride, end;
     guint rows;
 
-    plane_extent (info, p, &row_bytes, &rows);
-    if (p >= meta->n_planes || meta->stride[p] < 0
-        || (gsize) meta->stride[p] < row_bytes)
+    plane_extent (layout, p, &row_bytes, &rows);
+    if (meta) {
+      if (p >= meta->n_planes || meta->stride[p] < 0)
+        return FALSE;
+      offset = meta->offset[p];
+      stride = meta->stride[p];
+    } else {
+      offset = GST_VIDEO_INFO_PLANE_OFFSET (layout, p);
+      stride = GST_VIDEO_INFO_PLANE_STRIDE (layout, p);
+    }
+    if (stride < row_bytes)
       return FALSE;
-    end = meta->offset[p] + (gsize) meta->stride[p] * (rows - 1) + row_bytes;
+    end = offset + stride * (rows - 1) + row_bytes;
     *needed = MAX (*needed, end);
   }
   return size >= *needed;
 }
 
+/* Frees the planes when @pushed (the context is current), and forgets them
+ * in any case: a stale frame of another context or size is never reused
+ * (leaking it is the lesser harm). */
 static void
-staging_free (StagingFrame * staging)
+staging_free (StagingFrame * staging, gboolean pushed)
 {
   guint p;
 
-  for (p = 0; p < staging->n_planes; p++) {
+  for (p = 0; pushed && p < staging->n_planes; p++) {
     if (staging->plane[p])
       gst_cuda_result (CuMemFree (staging->plane[p]));
   }
@@ -186,7 +216,7 @@ staging_ensure (StagingFrame * staging, const GstVideoInfo * info)
     res = CuMemAlloc (&staging->plane[p], staging->pitch[p] * rows);
     staging->n_planes = p + 1;
     if (res != CUDA_SUCCESS) {
-      staging_free (staging);
+      staging_free (staging, TRUE);
       return res;
     }
   }
@@ -231,7 +261,7 @@ copy_plane_async (const GstVideoInfo * info, guint plane,
     copy.dstHost = dst;
   else
     copy.dstDevice = (CUdeviceptr) (guintptr) dst;
-  if (src_pitch == dst_pitch && rows > 1) {
+  if (src_pitch == dst_pitch && rows > 1 && src_pitch * rows < G_MAXINT32) {
     copy.WidthInBytes = src_pitch * (rows - 1) + row_bytes;
     copy.Height = 1;
     copy.srcPitch = copy.dstPitch = copy.WidthInBytes;
@@ -260,15 +290,13 @@ buffer_cuda_memory (GstCudaFiltersBase * self, GstBuffer * buffer)
   return GST_CUDA_MEMORY_CAST (mem);
 }
 
-/* Maps a CUDA-memory buffer for the kernels.  Without a video meta the
- * memory's own pitched layout applies, not the caps' packed one. */
+/* Maps a CUDA-memory buffer for the kernels, with @layout from
+ * buffer_layout(); the kernels see @info's format and size. */
 static gboolean
 map_cuda_frame (GstVideoFrame * frame, const GstVideoInfo * info,
-    GstCudaMemory * cmem, GstBuffer * buffer, GstMapFlags flags,
+    const GstVideoInfo * layout, GstBuffer * buffer, GstMapFlags flags,
     GstCudaFiltersFrame * dev)
 {
-  const GstVideoInfo *layout = gst_buffer_get_video_meta (buffer) ?
-      info : &cmem->info;
   guint p;
 
   if (!gst_video_frame_map (frame, (GstVideoInfo *) layout, buffer,
@@ -305,7 +333,8 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   GstCudaFiltersBaseClass *klass = GST_CUDA_FILTERS_BASE_GET_CLASS (self);
   GstVideoFrame in_frame, out_frame;
   GstCudaFiltersFrame in_dev, out_dev;
-  GstCudaMemory *in_cmem, *out_cmem = NULL;
+  const GstVideoInfo *in_layout, *out_layout = NULL;
+  gboolean in_place_in, in_place_out = FALSE;
   gboolean in_mapped = FALSE, out_mapped = FALSE;
   const gchar *step = NULL, *err_name = NULL;
   FailKind fail = FAIL_NONE;
@@ -314,7 +343,14 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   gsize needed;
   guint p;
 
-  if (!buffer_holds_frame (inbuf, &priv->in_info, &needed)) {
+  in_layout = buffer_layout (inbuf, &priv->in_info);
+  if (!in_layout) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input CUDA memory does not hold a frame of the caps' format and "
+            "size."), ("%" GST_PTR_FORMAT, inbuf));
+    return GST_FLOW_ERROR;
+  }
+  if (!buffer_holds_frame (inbuf, in_layout, &needed)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input buffer is smaller than its caps say."),
         ("buffer of %" G_GSIZE_FORMAT " bytes, but a %dx%d %s frame "
@@ -324,7 +360,11 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
             GST_VIDEO_INFO_NAME (&priv->in_info), needed));
     return GST_FLOW_ERROR;
   }
-
+  if (!priv->stream) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No CUDA stream."),
+        ("the stream could not be created for the current context"));
+    return GST_FLOW_ERROR;
+  }
   if (!gst_cuda_context_push (priv->context)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current."), (NULL));
@@ -332,22 +372,20 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   }
   GST_LOG_OBJECT (self, "frame %" GST_PTR_FORMAT, inbuf);
 
-  /* input */
-  in_cmem = buffer_cuda_memory (self, inbuf);
-  if (in_cmem) {
-    in_mapped = map_cuda_frame (&in_frame, &priv->in_info, in_cmem, inbuf,
+  /* input: in place when it is CUDA memory of our context */
+  in_place_in = buffer_cuda_memory (self, inbuf) != NULL;
+  if (in_place_in) {
+    in_mapped = map_cuda_frame (&in_frame, &priv->in_info, in_layout, inbuf,
         GST_MAP_READ, &in_dev);
-    if (!in_mapped) {
-      fail = FAIL_MAP_IN;
-      goto done;
-    }
   } else {
-    in_mapped = gst_video_frame_map (&in_frame, &priv->in_info, inbuf,
-        GST_MAP_READ);
-    if (!in_mapped) {
-      fail = FAIL_MAP_IN;
-      goto done;
-    }
+    in_mapped = gst_video_frame_map (&in_frame, (GstVideoInfo *) in_layout,
+        inbuf, GST_MAP_READ);
+  }
+  if (!in_mapped) {
+    fail = FAIL_MAP_IN;
+    goto done;
+  }
+  if (!in_place_in) {
     step = "allocating the upload frame";
     if ((res = staging_ensure (&priv->upload, &priv->in_info)) != CUDA_SUCCESS)
       goto cuda_failed;
@@ -365,24 +403,28 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     GST_LOG_OBJECT (self, "upload enqueued");
   }
 
-  /* output */
+  /* output: in place when it is CUDA memory of our context */
   if (outbuf) {
-    out_cmem = buffer_cuda_memory (self, outbuf);
-    if (out_cmem) {
-      out_mapped = map_cuda_frame (&out_frame, &priv->out_info, out_cmem,
+    out_layout = buffer_layout (outbuf, &priv->out_info);
+    in_place_out = out_layout && buffer_cuda_memory (self, outbuf) != NULL;
+    if (!out_layout)
+      out_mapped = FALSE;
+    else if (in_place_out)
+      out_mapped = map_cuda_frame (&out_frame, &priv->out_info, out_layout,
           outbuf, GST_MAP_WRITE, &out_dev);
-    } else {
-      out_mapped = gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
-          GST_MAP_WRITE);
-      step = "allocating the download frame";
-      if (out_mapped && (res = staging_ensure (&priv->download,
-                  &priv->out_info)) != CUDA_SUCCESS)
-        goto cuda_failed;
-      staging_to_device_frame (&priv->download, &priv->out_info, &out_dev);
-    }
+    else
+      out_mapped = gst_video_frame_map (&out_frame, (GstVideoInfo *)
+          out_layout, outbuf, GST_MAP_WRITE);
     if (!out_mapped) {
       fail = FAIL_MAP_OUT;
       goto done;
+    }
+    if (!in_place_out) {
+      step = "allocating the download frame";
+      if ((res = staging_ensure (&priv->download,
+                  &priv->out_info)) != CUDA_SUCCESS)
+        goto cuda_failed;
+      staging_to_device_frame (&priv->download, &priv->out_info, &out_dev);
     }
   }
 
@@ -394,10 +436,9 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     fail = FAIL_CUDA;
     goto done;
   }
-
   GST_LOG_OBJECT (self, "kernels enqueued");
 
-  if (outbuf && !out_cmem) {
+  if (outbuf && !in_place_out) {
     step = "downloading the frame";
     for (p = 0; p < priv->download.n_planes; p++) {
       res = copy_plane_async (&priv->out_info, p, CU_MEMORYTYPE_DEVICE,
@@ -408,8 +449,7 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
         goto cuda_failed;
     }
   }
-
-  GST_LOG_OBJECT (self, "output %s", !outbuf ? "none" : out_cmem ?
+  GST_LOG_OBJECT (self, "output %s", !outbuf ? "none" : in_place_out ?
       "written in place" : "download enqueued");
 
   /* 1.22's CUDA memory has no stream of its own: whoever maps it next may
@@ -418,15 +458,20 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   if ((res = CuStreamSynchronize (priv->stream)) != CUDA_SUCCESS)
     goto cuda_failed;
   GST_LOG_OBJECT (self, "frame done");
-  goto done;
+  goto unmap;
 
 cuda_failed:
   err_name = cu_error_name (res);
   fail = FAIL_CUDA;
-  /* leave nothing in flight that still reads or writes the mapped frames */
-  CuStreamSynchronize (priv->stream);
 
 done:
+  /* on any failure, nothing still in flight may read or write the frames
+   * about to be unmapped (an upload, or kernels launched before one
+   * failed) */
+  if (in_mapped)
+    CuStreamSynchronize (priv->stream);
+
+unmap:
   if (out_mapped)
     gst_video_frame_unmap (&out_frame);
   if (in_mapped)
@@ -473,11 +518,14 @@ release_gpu_resources (GstCudaFiltersBase * self)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
 
+  gboolean pushed;
+
   if (!priv->context)
     return;
-  if (gst_cuda_context_push (priv->context)) {
-    staging_free (&priv->upload);
-    staging_free (&priv->download);
+  pushed = gst_cuda_context_push (priv->context);
+  staging_free (&priv->upload, pushed);
+  staging_free (&priv->download, pushed);
+  if (pushed) {
     if (priv->stream)
       gst_cuda_result (CuStreamDestroy (priv->stream));
     gst_cuda_context_pop (NULL);
@@ -563,8 +611,14 @@ gst_cuda_filters_base_stop (GstBaseTransform * trans)
   GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
   GstCudaFiltersBasePrivate *priv = PRIV (self);
 
+  GstCudaContext *old;
+
   release_gpu_resources (self);
-  gst_clear_object (&priv->context);
+  GST_OBJECT_LOCK (self);
+  old = priv->context;
+  priv->context = NULL;
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&old);
   return TRUE;
 }
 
@@ -573,15 +627,28 @@ gst_cuda_filters_base_set_context (GstElement * element, GstContext * context)
 {
   GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (element);
   GstCudaFiltersBasePrivate *priv = PRIV (self);
+  GstCudaContext *found = NULL;
   gint device_id;
+  gboolean have;
 
   GST_OBJECT_LOCK (self);
   device_id = priv->device_id;
+  have = priv->context != NULL;
   GST_OBJECT_UNLOCK (self);
 
-  /* Before start (no driver check yet) a context can only come from an
-   * application or element that has already loaded the library. */
-  gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+  /* A context we have already is kept.  Before start (no driver check yet)
+   * a context can only come from an application or element that has
+   * already loaded the library. */
+  if (!have && gst_cuda_handle_set_context (element, context, device_id,
+          &found) && found) {
+    GST_OBJECT_LOCK (self);
+    if (!priv->context) {
+      priv->context = found;
+      found = NULL;
+    }
+    GST_OBJECT_UNLOCK (self);
+    gst_clear_object (&found);
+  }
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
@@ -592,10 +659,21 @@ gst_cuda_filters_base_query (GstBaseTransform * trans,
 {
   GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query (GST_ELEMENT (self), query,
-          PRIV (self)->context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    /* any thread may ask; the streaming thread may swap the context */
+    GstCudaContext *context;
+    gboolean answered;
+
+    GST_OBJECT_LOCK (self);
+    context = PRIV (self)->context ? gst_object_ref (PRIV (self)->context) :
+        NULL;
+    GST_OBJECT_UNLOCK (self);
+    answered = context && gst_cuda_handle_context_query (GST_ELEMENT (self),
+        query, context);
+    gst_clear_object (&context);
+    if (answered)
+      return TRUE;
+  }
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -624,10 +702,12 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
 
   /* staging frames are sized by the caps: reallocate on the next frame */
-  if (gst_cuda_context_push (priv->context)) {
-    staging_free (&priv->upload);
-    staging_free (&priv->download);
-    gst_cuda_context_pop (NULL);
+  {
+    gboolean pushed = gst_cuda_context_push (priv->context);
+    staging_free (&priv->upload, pushed);
+    staging_free (&priv->download, pushed);
+    if (pushed)
+      gst_cuda_context_pop (NULL);
   }
 
   priv->in_info = in_info;
@@ -659,12 +739,15 @@ static void
 adopt_upstream_context (GstCudaFiltersBase * self, GstBuffer * buffer)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
-  GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
-  GstCudaContext *other;
+  GstCudaContext *other, *old;
+  GstMemory *mem;
   gint device_id;
   guint other_device = 0;
 
-  if (!priv->in_cuda || !gst_is_cuda_memory (mem))
+  if (!priv->in_cuda || gst_buffer_n_memory (buffer) == 0)
+    return;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  if (!gst_is_cuda_memory (mem))
     return;
   other = GST_CUDA_MEMORY_CAST (mem)->context;
   if (other == priv->context)
@@ -680,8 +763,11 @@ adopt_upstream_context (GstCudaFiltersBase * self, GstBuffer * buffer)
   GST_INFO_OBJECT (self, "adopting upstream CUDA context %" GST_PTR_FORMAT,
       other);
   release_gpu_resources (self);
-  gst_object_unref (priv->context);
+  GST_OBJECT_LOCK (self);
+  old = priv->context;
   priv->context = gst_object_ref (other);
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&old);
   if (create_stream (self))
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
@@ -704,25 +790,35 @@ gst_cuda_filters_base_before_transform (GstBaseTransform * trans,
 
 /* ---- allocation ------------------------------------------------------- */
 
+/* Configures a GstCudaBufferPool for @caps; @size becomes the pool's
+ * pitched buffer size. */
+static gboolean
+configure_cuda_pool (GstBufferPool * pool, GstCaps * caps, guint * size,
+    guint min, guint max)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config))
+    return FALSE;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return TRUE;
+}
+
 static GstBufferPool *
 make_cuda_pool (GstCudaFiltersBase * self, GstCaps * caps, guint * size,
     guint min, guint max)
 {
   GstBufferPool *pool = gst_cuda_buffer_pool_new (PRIV (self)->context);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
 
-  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
+  if (!configure_cuda_pool (pool, caps, size, min, max)) {
     GST_ERROR_OBJECT (self, "could not configure a CUDA pool for %"
         GST_PTR_FORMAT, caps);
-    gst_object_unref (pool);
-    return NULL;
+    gst_clear_object (&pool);
   }
-  /* the pool rounds the size up to its pitched layout */
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
-  gst_structure_free (config);
   return pool;
 }
 
@@ -734,34 +830,39 @@ gst_cuda_filters_base_propose_allocation (GstBaseTransform * trans,
 {
   GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
   GstCudaFiltersBasePrivate *priv = PRIV (self);
+  gboolean passthrough = decide_query == NULL, need_pool, video_meta;
   GstVideoInfo info;
-  GstBufferPool *pool;
   GstCaps *caps;
-  guint size;
 
-  /* in passthrough this asks downstream; its pools, if any, win */
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-          decide_query, query))
-    GST_DEBUG_OBJECT (self, "downstream proposed nothing");
-
-  gst_query_parse_allocation (query, &caps, NULL);
+  gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->context || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
-  if (gst_query_get_n_allocation_pools (query) == 0) {
-    size = GST_VIDEO_INFO_SIZE (&info);
-    if (caps_are_cuda_memory (caps))
-      pool = make_cuda_pool (self, caps, &size, 0, 0);
-    else
-      pool = gst_cuda_filters_pinned_pool_new (priv->context, caps, 0, TRUE);
+  if (passthrough) {
+    /* the frames go downstream untouched: downstream says which pools and
+     * metas (padded strides included) it takes */
+    if (!gst_pad_peer_query (trans->srcpad, query))
+      GST_DEBUG_OBJECT (self, "downstream answered no allocation query");
+    video_meta = gst_query_find_allocation_meta (query,
+        GST_VIDEO_META_API_TYPE, NULL);
+  } else {
+    /* our kernels read any strides; other metas downstream would take
+     * (crop, overlays) would not survive the transform, so only this */
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+    video_meta = TRUE;
+  }
+
+  if (need_pool && gst_query_get_n_allocation_pools (query) == 0) {
+    guint size = GST_VIDEO_INFO_SIZE (&info);
+    GstBufferPool *pool = caps_are_cuda_memory (caps) ?
+        make_cuda_pool (self, caps, &size, 0, 0) :
+        gst_cuda_filters_pinned_pool_new (priv->context, caps, 0, video_meta);
+
     if (!pool)
       return FALSE;
     gst_query_add_allocation_pool (query, pool, size, 0, 0);
     gst_object_unref (pool);
   }
-
-  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
-    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
 }
 
@@ -792,28 +893,32 @@ gst_cuda_filters_base_decide_allocation (GstBaseTransform * trans,
   }
 
   if (caps_are_cuda_memory (caps)) {
+    /* downstream's pool only if it is an idle CUDA pool of our context,
+     * configured for our caps */
     if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
-            GST_CUDA_BUFFER_POOL (pool)->context != priv->context))
+            GST_CUDA_BUFFER_POOL (pool)->context != priv->context ||
+            gst_buffer_pool_is_active (pool) ||
+            !configure_cuda_pool (pool, caps, &size, min, max)))
       gst_clear_object (&pool);
-    if (!pool || gst_buffer_pool_is_active (pool)) {
-      gst_clear_object (&pool);
+    if (!pool)
       pool = make_cuda_pool (self, caps, &size, min, max);
-    }
-  } else if (pool) {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
+  } else {
+    if (pool) {
+      GstStructure *config = gst_buffer_pool_get_config (pool);
 
-    gst_buffer_pool_config_set_params (config, caps, size, min, max);
-    if (video_meta)
-      gst_buffer_pool_config_add_option (config,
-          GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config (pool, config)) {
-      GST_DEBUG_OBJECT (self, "downstream pool refused our config");
-      gst_clear_object (&pool);
+      gst_buffer_pool_config_set_params (config, caps, size, min, max);
+      if (video_meta)
+        gst_buffer_pool_config_add_option (config,
+            GST_BUFFER_POOL_OPTION_VIDEO_META);
+      if (!gst_buffer_pool_set_config (pool, config)) {
+        GST_DEBUG_OBJECT (self, "downstream pool refused our config");
+        gst_clear_object (&pool);
+      }
     }
+    if (!pool)
+      pool = gst_cuda_filters_pinned_pool_new (priv->context, caps, min,
+          video_meta);
   }
-  if (!pool && !caps_are_cuda_memory (caps))
-    pool = gst_cuda_filters_pinned_pool_new (priv->context, caps, min,
-        video_meta);
   if (!pool)
     return FALSE;
 
@@ -959,10 +1064,10 @@ gst_cuda_filters_base_set_formats (GstStructure * s, const gchar * formats)
   gchar *str = g_strdup_printf ("video/x-raw, format=(string)%s", formats);
   GstStructure *f = gst_structure_from_string (str, NULL);
 
+  g_free (str);
   g_return_if_fail (f != NULL);
   gst_structure_set_value (s, "format", gst_structure_get_value (f, "format"));
   gst_structure_free (f);
-  g_free (str);
 }
 
 /**

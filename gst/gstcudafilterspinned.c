@@ -218,7 +218,8 @@ gst_cuda_filters_pinned_pool_new (GstCudaContext * context, GstCaps * caps,
     return NULL;
 
   allocator = gst_cuda_filters_pinned_allocator_new (context);
-  /* 64-byte aligned planes: whole cache lines for the CPU writers */
+  /* each buffer starts on a 64-byte boundary (its planes lie where the
+   * caps' default layout puts them) */
   gst_allocation_params_init (&params);
   params.align = 63;
 

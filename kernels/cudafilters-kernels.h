@@ -67,6 +67,67 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height,
     CfPackedLayout layout, CfGrayMatrix matrix);
 
+/* ---- Gaussian blur (stencil pattern) ---------------------------------- */
+
+/* The largest radius (taps on each side of the centre) a blur takes. */
+#define CF_BLUR_MAX_RADIUS 150
+
+/* Fixed-point arithmetic of the blur, identical on GPU and CPU (every
+ * intermediate is an integer below 2^24, so the GPU's float arithmetic is
+ * exact):
+ *   h = sum_i kx[|i|] * P(x + i, y)          kx sums to 2^CF_BLUR_H_BITS
+ *   t = rne (h / 2^(H_BITS - MID_BITS))      0 .. 255 * 2^MID_BITS
+ *   v = sum_j ky[|j|] * t(x, y + j)          ky sums to 2^CF_BLUR_V_BITS
+ *   out = rne (v / 2^(V_BITS + MID_BITS))    0 .. 255
+ * rne: round to nearest, ties to even.  P is the frame extended by the
+ * border rule. */
+#define CF_BLUR_H_BITS 15
+#define CF_BLUR_MID_BITS 3
+#define CF_BLUR_V_BITS 13
+
+typedef enum
+{
+  CF_BORDER_REPLICATE = 0,      /* aaa|abcd|ddd */
+  CF_BORDER_REFLECT_101 = 1,    /* dcb|abcd|cba */
+  CF_BORDER_CONSTANT = 2,       /* vvv|abcd|vvv */
+} CfBorder;
+
+/* Half of a symmetric kernel: w[0] is the centre, w[i] the weight of each
+ * of the two taps at distance i; w[0] + 2 * (w[1] + ... + w[radius]) is
+ * 2^bits exactly. */
+typedef struct
+{
+  int radius;
+  uint32_t w[CF_BLUR_MAX_RADIUS + 1];
+} CfBlurKernel;
+
+/* The radius OpenCV's GaussianBlur derives for 8-bit images:
+ * (round (6 sigma + 1) | 1) / 2, at least 1 for sigma > 0, 0 for 0. */
+int cf_blur_radius_for_sigma (double sigma);
+
+/* Samples exp(-i^2 / 2 sigma^2) for |i| <= radius, normalised to 2^bits and
+ * rounded so the sum is exact (largest remainders, symmetric).  sigma 0 or
+ * radius 0 give the identity.  Returns 0, or -1 for a bad argument. */
+int cf_blur_kernel_make (double sigma, int radius, int bits, CfBlurKernel * k);
+
+/* Blurs a plane of width x height pixels of `channels` interleaved 8-bit
+ * channels (1 to 4).  kx must have CF_BLUR_H_BITS, ky CF_BLUR_V_BITS;
+ * border_value gives each channel's value for CF_BORDER_CONSTANT.  src and
+ * dst must not overlap. */
+CfError cf_blur_plane (const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int channels,
+    const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border,
+    const uint8_t border_value[4], CfStream stream);
+
+void cf_ref_blur_plane (const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int channels,
+    const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border,
+    const uint8_t border_value[4]);
+
+/* Index of the frame's row or column that position i (any integer) takes
+ * under the border rule, for a frame of n; -1 for the constant value. */
+int cf_border_index (int i, int n, CfBorder border);
+
 /* ---- plane helpers ---------------------------------------------------- */
 
 /* Copies row_bytes x rows between two pitched device planes.  The CPU

@@ -142,7 +142,9 @@ cf_gray_from_packed (const void *src, size_t src_pitch, void *dst,
       || layout.b < 0 || layout.b >= bpp
       || src_pitch < (size_t) width * bpp || dst_pitch < (size_t) width)
     return cudaErrorInvalidValue;
-  if ((long long) ((width + 7) / 8) * height > INT32_MAX)
+  /* thread indices are ints: every grid this launches stays below 2^31 */
+  if (((long long) width + 15) / 8 * height > INT32_MAX - kBlock
+      || (long long) width * bpp > INT32_MAX)
     return cudaErrorInvalidValue;
 
   cf_forget_earlier_errors ();

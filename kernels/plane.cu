@@ -37,7 +37,7 @@ launch_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
     size_t row_bytes, int rows, uint8_t value, cudaStream_t stream)
 {
   long long vecs_per_row = (long long) ((row_bytes + 15) / 16);
-  if (vecs_per_row * rows > INT32_MAX)
+  if (vecs_per_row * rows > INT32_MAX - kBlock)
     return cudaErrorInvalidValue;
   int n = (int) (vecs_per_row * rows);
   cf_forget_earlier_errors ();

@@ -1,0 +1,248 @@
+/* The CPU reference of cudablur, checked without a GPU: the kernel weights
+ * (sums, symmetry, OpenCV's radius rule), the border rules, and the fixed
+ * point result against a true Gaussian computed in double precision, within
+ * +-1 on random, edge and gradient frames of every channel count. */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+
+#include "cudafilters-kernels.h"
+
+static const double sigmas[] = { 0.3, 1, 2, 5, 20 };
+
+GST_START_TEST (test_radius_rule)
+{
+  /* OpenCV's GaussianBlur for 8-bit: ksize = round(6 sigma + 1) | 1 */
+  fail_unless_equals_int (cf_blur_radius_for_sigma (0), 0);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (0.1), 1);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (0.3), 1);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (1), 3);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (2), 6);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (2.6), 8);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (5), 15);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (20), 60);
+  fail_unless_equals_int (cf_blur_radius_for_sigma (50), 150);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_kernel_weights)
+{
+  static const int bits[] = { CF_BLUR_H_BITS, CF_BLUR_V_BITS };
+  double sigma;
+  guint b;
+
+  for (b = 0; b < G_N_ELEMENTS (bits); b++) {
+    for (sigma = 0.05; sigma <= 50; sigma *= 1.3) {
+      CfBlurKernel k;
+      int r = cf_blur_radius_for_sigma (sigma), i;
+      guint64 sum;
+
+      fail_unless (cf_blur_kernel_make (sigma, r, bits[b], &k) == 0);
+      fail_unless_equals_int (k.radius, r);
+      sum = k.w[0];
+      for (i = 1; i <= r; i++) {
+        sum += 2 * (guint64) k.w[i];
+        /* unimodal: never rises away from the centre */
+        fail_unless (k.w[i] <= k.w[i - 1], "sigma %f: w[%d]=%u > w[%d]=%u",
+            sigma, i, k.w[i], i - 1, k.w[i - 1]);
+      }
+      fail_unless (sum == ((guint64) 1 << bits[b]), "sigma %f sums to %"
+          G_GUINT64_FORMAT, sigma, sum);
+    }
+  }
+  {
+    CfBlurKernel k;
+    fail_unless (cf_blur_kernel_make (0, 5, 15, &k) == 0);
+    fail_unless_equals_int (k.radius, 0);
+    fail_unless_equals_int (k.w[0], 1 << 15);
+    fail_if (cf_blur_kernel_make (1, CF_BLUR_MAX_RADIUS + 1, 15, &k) == 0);
+    fail_if (cf_blur_kernel_make (-1, 3, 15, &k) == 0);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_border_rules)
+{
+  /* replicate aaa|abcd|ddd, reflect-101 dcb|abcd|cba, constant -1 */
+  static const int rep[] = { 0, 0, 0, 0, 1, 2, 3, 3, 3, 3 };
+  static const int ref[] = { 3, 2, 1, 0, 1, 2, 3, 2, 1, 0 };
+  int i;
+
+  for (i = -3; i < 7; i++) {
+    fail_unless_equals_int (cf_border_index (i, 4, CF_BORDER_REPLICATE),
+        rep[i + 3]);
+    fail_unless_equals_int (cf_border_index (i, 4, CF_BORDER_REFLECT_101),
+        ref[i + 3]);
+    fail_unless_equals_int (cf_border_index (i, 4, CF_BORDER_CONSTANT),
+        (i >= 0 && i < 4) ? i : -1);
+  }
+  /* far outside, and a one-pixel frame */
+  fail_unless_equals_int (cf_border_index (-100, 4, CF_BORDER_REFLECT_101),
+      2);
+  fail_unless_equals_int (cf_border_index (100, 4, CF_BORDER_REFLECT_101), 2);
+  fail_unless_equals_int (cf_border_index (-7, 1, CF_BORDER_REFLECT_101), 0);
+  fail_unless_equals_int (cf_border_index (7, 1, CF_BORDER_REPLICATE), 0);
+}
+
+GST_END_TEST;
+
+/* The frame convolved in double precision with the same truncated Gaussian,
+ * normalised in real numbers, the same border rule. */
+static double
+true_gaussian (const guint8 * src, int w, int h, int ch, int x, int y, int c,
+    double sx, double sy, int rx, int ry, CfBorder border, guint8 bv)
+{
+  double gx[CF_BLUR_MAX_RADIUS + 1], gy[CF_BLUR_MAX_RADIUS + 1];
+  double nx = 0, ny = 0, acc = 0;
+  int i, j;
+
+  for (i = 0; i <= rx; i++) {
+    gx[i] = rx ? exp (-(double) i * i / (2 * sx * sx)) : 1;
+    nx += i ? 2 * gx[i] : gx[i];
+  }
+  for (j = 0; j <= ry; j++) {
+    gy[j] = ry ? exp (-(double) j * j / (2 * sy * sy)) : 1;
+    ny += j ? 2 * gy[j] : gy[j];
+  }
+  for (j = -ry; j <= ry; j++) {
+    int yy = cf_border_index (y + j, h, border);
+    for (i = -rx; i <= rx; i++) {
+      int xx = cf_border_index (x + i, w, border);
+      double p = (yy < 0 || xx < 0) ? bv : src[(yy * w + xx) * ch + c];
+      acc += gx[abs (i)] / nx * gy[abs (j)] / ny * p;
+    }
+  }
+  return acc;
+}
+
+typedef enum
+{ CONTENT_RANDOM, CONTENT_EDGES, CONTENT_GRADIENT, CONTENT_SOLID } Content;
+
+static void
+fill (guint8 * p, int w, int h, int ch, Content content, GRand * rand)
+{
+  int x, y, c;
+  guint8 solid = g_rand_int_range (rand, 0, 256);
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      for (c = 0; c < ch; c++) {
+        guint8 *v = &p[(y * w + x) * ch + c];
+        switch (content) {
+          case CONTENT_RANDOM:
+            *v = g_rand_int_range (rand, 0, 256);
+            break;
+          case CONTENT_EDGES:   /* a checkerboard of 5-pixel squares */
+            *v = (((x / 5) + (y / 5) + c) & 1) ? 255 : 0;
+            break;
+          case CONTENT_GRADIENT:
+            *v = (guint8) ((x * 7 + y * 3 + c * 50) & 255);
+            break;
+          case CONTENT_SOLID:
+            *v = solid;
+            break;
+        }
+      }
+}
+
+GST_START_TEST (test_reference_is_a_true_gaussian)
+{
+  GRand *rand = g_rand_new ();
+  const int w = 37, h = 23;     /* smaller than 2r+1 for sigma 5 and 20 */
+  guint s, ch, border, content;
+  double worst = 0;
+
+  for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
+    for (ch = 1; ch <= 4; ch++) {
+      for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT;
+          border++) {
+        for (content = CONTENT_RANDOM; content <= CONTENT_SOLID; content++) {
+          /* vertical sigma differs from the horizontal one */
+          double sx = sigmas[s], sy = sigmas[s] * 0.7;
+          int rx = cf_blur_radius_for_sigma (sx);
+          int ry = cf_blur_radius_for_sigma (sy);
+          CfBlurKernel kx, ky;
+          guint8 src[37 * 23 * 4], dst[37 * 23 * 4], bv[4] = { 17, 99, 200,
+            3
+          };
+          int x, y, c;
+
+          fill (src, w, h, ch, content, rand);
+          fail_unless (cf_blur_kernel_make (sx, rx, CF_BLUR_H_BITS, &kx) == 0);
+          fail_unless (cf_blur_kernel_make (sy, ry, CF_BLUR_V_BITS, &ky) == 0);
+          cf_ref_blur_plane (src, w * ch, dst, w * ch, w, h, ch, &kx, &ky,
+              border, bv);
+          for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++)
+              for (c = 0; c < (int) ch; c++) {
+                double t = true_gaussian (src, w, h, ch, x, y, c, sx, sy, rx,
+                    ry, border, bv[c]);
+                double err = fabs (dst[(y * w + x) * ch + c] - t);
+                worst = MAX (worst, err);
+                if (err >= 1.0)
+                  fail ("sigma %g ch %u border %u content %u (%d,%d,%d): "
+                      "%u vs %.3f", sx, ch, border, content, x, y, c,
+                      dst[(y * w + x) * ch + c], t);
+                /* a solid frame stays exactly solid (constant border: only
+                 * away from the edges) */
+                if (content == CONTENT_SOLID && border != CF_BORDER_CONSTANT)
+                  fail_unless_equals_int (dst[(y * w + x) * ch + c],
+                      src[(y * w + x) * ch + c]);
+              }
+        }
+      }
+    }
+  }
+  g_print ("largest difference from the true Gaussian: %.3f\n", worst);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_identity_and_tiny_frames)
+{
+  GRand *rand = g_rand_new ();
+  CfBlurKernel id_h, id_v, kx, ky;
+  guint8 src[1 * 17 * 3], dst[1 * 17 * 3], bv[4] = { 0, 0, 0, 0 };
+
+  /* sigma 0 both ways: the frame as it is */
+  cf_blur_kernel_make (0, 0, CF_BLUR_H_BITS, &id_h);
+  cf_blur_kernel_make (0, 0, CF_BLUR_V_BITS, &id_v);
+  fill (src, 17, 1, 3, CONTENT_RANDOM, rand);
+  cf_ref_blur_plane (src, 51, dst, 51, 17, 1, 3, &id_h, &id_v,
+      CF_BORDER_REPLICATE, bv);
+  fail_unless (memcmp (src, dst, sizeof (src)) == 0);
+
+  /* 1x1 under any radius and rule: replicate and reflect give the pixel */
+  cf_blur_kernel_make (20, 60, CF_BLUR_H_BITS, &kx);
+  cf_blur_kernel_make (20, 60, CF_BLUR_V_BITS, &ky);
+  src[0] = 201;
+  cf_ref_blur_plane (src, 1, dst, 1, 1, 1, 1, &kx, &ky, CF_BORDER_REPLICATE,
+      bv);
+  fail_unless_equals_int (dst[0], 201);
+  cf_ref_blur_plane (src, 1, dst, 1, 1, 1, 1, &kx, &ky, CF_BORDER_REFLECT_101,
+      bv);
+  fail_unless_equals_int (dst[0], 201);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static Suite *
+blur_reference_suite (void)
+{
+  Suite *s = suite_create ("blur-reference");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_radius_rule);
+  tcase_add_test (tc, test_kernel_weights);
+  tcase_add_test (tc, test_border_rules);
+  tcase_add_test (tc, test_reference_is_a_true_gaussian);
+  tcase_add_test (tc, test_identity_and_tiny_frames);
+  return s;
+}
+
+GST_CHECK_MAIN (blur_reference);
