@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include <cmath>
 #include <cuda_runtime.h>
 
 #include "cudafilters-kernels.h"
@@ -226,6 +227,114 @@ bench_gray (int w, int h, CfPackedLayout layout, const char *fmt,
       bytes / bandwidth * 1e6, same_traffic_copy_us (bytes)};
 }
 
+/* The origin article's blur (seeds/001): one thread per output pixel, the
+ * 2D weights staged in shared memory, every one of the (2r+1)^2 taps read
+ * from global memory, clamp-to-edge borders, float arithmetic.  A timing
+ * baseline only: its rounding is not ours. */
+__global__ void
+direct_stencil_rgba (const uchar4 * __restrict__ src, size_t src_pitch,
+    uchar4 * __restrict__ dst, size_t dst_pitch, int w, int h,
+    const float *__restrict__ weights, int r)
+{
+  extern __shared__ float sw[];
+  int n = (2 * r + 1) * (2 * r + 1);
+  for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < n;
+      i += blockDim.x * blockDim.y)
+    sw[i] = weights[i];
+  __syncthreads ();
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h)
+    return;
+  float4 acc = make_float4 (0, 0, 0, 0);
+  for (int j = -r; j <= r; j++) {
+    int yy = min (max (y + j, 0), h - 1);
+    const uchar4 *row = (const uchar4 *) ((const char *) src + yy * src_pitch);
+    for (int i = -r; i <= r; i++) {
+      uchar4 p = row[min (max (x + i, 0), w - 1)];
+      float wgt = sw[(j + r) * (2 * r + 1) + i + r];
+      acc.x += wgt * p.x;
+      acc.y += wgt * p.y;
+      acc.z += wgt * p.z;
+      acc.w += wgt * p.w;
+    }
+  }
+  ((uchar4 *) ((char *) dst + y * dst_pitch))[x] =
+      make_uchar4 (acc.x + 0.5f, acc.y + 0.5f, acc.z + 0.5f, acc.w + 0.5f);
+}
+
+static Row
+bench_blur (int w, int h, double sigma, double bandwidth, std::mt19937 & rng,
+    bool direct)
+{
+  const int C = 4;
+  size_t row = (size_t) w * C, bytes = 2 * row * h;
+  int n = rotation_count (bytes);
+  Frames in (n, row, h), out (n, row, h);
+  fill_frames (in, row, h, false, rng);
+  int r = cf_blur_radius_for_sigma (sigma);
+  CfBlurKernel kx, ky;
+  cf_blur_kernel_make (sigma, r, CF_BLUR_H_BITS, &kx);
+  cf_blur_kernel_make (sigma, r, CF_BLUR_V_BITS, &ky);
+  const uint8_t bv[4] = { 0, 0, 0, 0 };
+  char size[32], op[64];
+  std::snprintf (size, sizeof size, "%dx%d", w, h);
+
+  if (direct) {
+    int k = 2 * r + 1;
+    std::vector < float >wt (k * k);
+    double g[2 * CF_BLUR_MAX_RADIUS + 1], sum = 0;
+    for (int i = -r; i <= r; i++)
+      sum += g[i + r] = std::exp (-i * i / (2 * sigma * sigma));
+    for (int j = 0; j < k; j++)
+      for (int i = 0; i < k; i++)
+        wt[j * k + i] = (float) (g[j] * g[i] / (sum * sum));
+    float *d_w;
+    CHECK (cudaMalloc (&d_w, wt.size () * sizeof (float)));
+    CHECK (cudaMemcpy (d_w, wt.data (), wt.size () * sizeof (float),
+            cudaMemcpyHostToDevice));
+    dim3 block (32, 8), grid ((w + 31) / 32, (h + 7) / 8);
+    size_t smem = wt.size () * sizeof (float);
+    auto launch =[&](int i) {
+      direct_stencil_rgba <<<grid, block, smem >>> ((const uchar4 *) in[i],
+          in.pitch, (uchar4 *) out[i], out.pitch, w, h, d_w, r);
+    };
+    std::snprintf (op, sizeof op, "blur direct 2D s%.1f r%d", sigma, r);
+    Row row_out { op, size, "random", (double) bytes,
+        time_median_us (launch, std::min (g_reps, 50)), 0,
+        bytes / bandwidth * 1e6, 0 };
+    row_out.sustained_us = row_out.median_us;
+    CHECK (cudaFree (d_w));
+    return row_out;
+  }
+
+  /* correct first: frame 0 against the CPU reference */
+  std::vector < uint8_t > src (in.pitch * h), want (out.pitch * h),
+      got (out.pitch * h);
+  CHECK (cudaMemcpy (src.data (), in[0], src.size (), cudaMemcpyDeviceToHost));
+  CHECK ((cudaError_t) cf_blur_plane (in[0], in.pitch, out[0], out.pitch, w,
+          h, C, &kx, &ky, CF_BORDER_REPLICATE, bv, nullptr));
+  CHECK (cudaMemcpy (got.data (), out[0], got.size (),
+          cudaMemcpyDeviceToHost));
+  cf_ref_blur_plane (src.data (), in.pitch, want.data (), out.pitch, w, h, C,
+      &kx, &ky, CF_BORDER_REPLICATE, bv);
+  for (int y = 0; y < h; y++)
+    if (std::memcmp (&got[y * out.pitch], &want[y * out.pitch], row) != 0) {
+      std::fprintf (stderr, "blur sigma %g %dx%d: GPU differs from the CPU "
+          "reference in row %d\n", sigma, w, h, y);
+      std::exit (1);
+    }
+
+  auto launch =[&](int i) {
+    cf_blur_plane (in[i], in.pitch, out[i], out.pitch, w, h, C, &kx, &ky,
+        CF_BORDER_REPLICATE, bv, nullptr);
+  };
+  std::snprintf (op, sizeof op, "blur RGBA s%.1f r%d", sigma, r);
+  return Row { op, size, "random", (double) bytes,
+      time_median_us (launch, g_reps), time_sustained_us (launch),
+      bytes / bandwidth * 1e6, same_traffic_copy_us (bytes)};
+}
+
 static Row
 bench_luma_copy (int w, int h, double bandwidth, std::mt19937 & rng)
 {
@@ -279,6 +388,12 @@ main (int argc, char **argv)
   rows.push_back (bench_gray (7680, 4320, rgba, "RGBA", false, bw, rng));
   rows.push_back (bench_gray (3840, 2160, rgb, "RGB", false, bw, rng));
   rows.push_back (bench_luma_copy (3840, 2160, bw, rng));
+  for (double sigma : {1.0, 2.0, 2.6, 5.0, 10.0, 20.0})
+    rows.push_back (bench_blur (3840, 2160, sigma, bw, rng, false));
+  rows.push_back (bench_blur (1920, 1080, 2.6, bw, rng, false));
+  rows.push_back (bench_blur (1920, 1080, 5.0, bw, rng, false));
+  rows.push_back (bench_blur (3840, 2160, 2.0, bw, rng, true));
+  rows.push_back (bench_blur (3840, 2160, 2.6, bw, rng, true));
 
   FILE *f = csv ? std::fopen (csv, "w") : nullptr;
   if (f)

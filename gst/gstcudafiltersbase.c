@@ -994,6 +994,19 @@ gst_cuda_filters_base_constructed (GObject * object)
     gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (object), TRUE);
 }
 
+/**
+ * gst_cuda_filters_base_class_set_analysis:
+ *
+ * Makes the elements of @klass analysis elements: in-place passthrough,
+ * process() called with the input frame only.
+ */
+void
+gst_cuda_filters_base_class_set_analysis (GstCudaFiltersBaseClass * klass)
+{
+  klass->analysis = TRUE;
+  GST_BASE_TRANSFORM_CLASS (klass)->transform_ip_on_passthrough = TRUE;
+}
+
 static void
 gst_cuda_filters_base_class_init (GstCudaFiltersBaseClass * klass)
 {
@@ -1023,6 +1036,9 @@ gst_cuda_filters_base_class_init (GstCudaFiltersBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_filters_base_set_context);
 
   trans_class->passthrough_on_same_caps = FALSE;
+  /* a filter in passthrough (nothing to do) must not run its kernels;
+   * analysis elements turn this on (gst_cuda_filters_base_class_set_analysis) */
+  trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_filters_base_set_caps);

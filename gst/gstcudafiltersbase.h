@@ -48,7 +48,8 @@ typedef struct
  *   0 or the failing CUDA error; the base class turns errors into element
  *   errors.
  * @analysis: TRUE for analysis elements (in-place passthrough: same caps on
- *   both pads, frames never modified or copied back).
+ *   both pads, frames never modified or copied back); set it with
+ *   gst_cuda_filters_base_class_set_analysis().
  */
 struct _GstCudaFiltersBaseClass
 {
@@ -62,6 +63,9 @@ struct _GstCudaFiltersBaseClass
 
   gboolean analysis;
 };
+
+void gst_cuda_filters_base_class_set_analysis (GstCudaFiltersBaseClass *
+    klass);
 
 GstCaps *gst_cuda_filters_base_make_caps (const gchar * sys_formats,
     const gchar * cuda_formats);

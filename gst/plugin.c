@@ -12,6 +12,7 @@
 #endif
 
 #include "gstcudagray.h"
+#include "gstcudablur.h"
 
 /* Elements are registered whether or not a GPU is present, so gst-inspect
  * documents them everywhere; without one they fail to start with an error
@@ -19,7 +20,11 @@
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return GST_ELEMENT_REGISTER (cudagray, plugin);
+  gboolean ok = TRUE;
+
+  ok &= GST_ELEMENT_REGISTER (cudagray, plugin);
+  ok &= GST_ELEMENT_REGISTER (cudablur, plugin);
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudafilters,

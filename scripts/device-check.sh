@@ -21,7 +21,8 @@ for p in \
   "videotestsrc num-buffers=60 ! cudaupload ! cudagray ! cudadownload ! video/x-raw,format=NV12 ! fakesink" \
   "videotestsrc num-buffers=60 ! video/x-raw,format=NV12 ! cudaupload ! cudagray ! cudagray ! cudadownload ! fakesink" \
   "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! openh264enc ! h264parse ! nvh264dec ! cudagray ! cudadownload ! video/x-raw,format=NV12 ! videoconvert ! pngenc snapshot=true ! filesink location=$out/nvh264dec-cudagray.png" \
-  "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 ! cudagray ! pngenc snapshot=true ! filesink location=$out/cudagray-smpte.png" \
+  "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 ! cudablur sigma=3 ! cudagray ! pngenc snapshot=true ! filesink location=$out/blur-gray-smpte.png" \
+  "videotestsrc num-buffers=60 ! video/x-raw,format=NV12,width=1921,height=1081 ! cudaupload ! cudablur sigma=2.6 border=reflect-101 ! cudagray ! cudadownload ! fakesink" \
   ; do
   echo "--- gst-launch-1.0 $p"
   bash $run gst-launch-1.0 -q $p 2>&1 | tail -5
@@ -56,6 +57,13 @@ grep -h "ERROR SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/mem
 for f in $(grep -L -e "ERROR SUMMARY: 0 errors" -e "terminated before first instrumented API call" /tmp/sanitizer/*.log); do
   echo "--- $f"; head -30 "$f"
 done 2>&1 | tee -a "$out/memcheck.log"
+
+step "test suite under compute-sanitizer racecheck (shared-memory kernels)"
+rm -rf /tmp/sanitizer && mkdir -p /tmp/sanitizer
+bash $run test --timeout-multiplier 20 kernels cudablur \
+  --wrap "compute-sanitizer --tool racecheck --report-api-errors no --error-exitcode 1 --print-limit 20 --log-file /tmp/sanitizer/%p.log" \
+  2>&1 | tee "$out/racecheck.log" || status=1
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/racecheck.log"
 
 step "done: status $status"
 exit $status

@@ -123,7 +123,7 @@ gst_cuda_test_probe_class_init (GstCudaTestProbeClass * klass)
   G_OBJECT_CLASS (klass)->finalize = gst_cuda_test_probe_finalize;
   set_test_element_class (GST_ELEMENT_CLASS (klass), "Filter/Analyzer/Video");
   klass->process = probe_process;
-  klass->analysis = TRUE;
+  gst_cuda_filters_base_class_set_analysis (klass);
 }
 
 static void

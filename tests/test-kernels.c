@@ -215,6 +215,117 @@ GST_START_TEST (test_plane_copy_and_fill)
 
 GST_END_TEST;
 
+/* blur: GPU against the CPU reference for one plane configuration */
+static void
+run_blur_case (gint w, gint h, gint channels, double sx, double sy,
+    CfBorder border, PitchMode mode, gboolean solid)
+{
+  gsize row = (gsize) w * channels;
+  gsize src_pitch = row, dst_pitch = row, src_off = 0, dst_off = 0;
+  gsize src_size, dst_size, x;
+  guint8 *src, *want, *got, *d_src, *d_dst;
+  guint8 bv[4];
+  CfBlurKernel kx, ky;
+  guint64 bad = 0;
+  CfError err;
+
+  if (mode == PITCH_PADDED) {
+    src_pitch = GST_ROUND_UP_N (row, 256) + 256;
+    dst_pitch = GST_ROUND_UP_N (row, 512);
+  } else if (mode == PITCH_MISALIGNED) {
+    src_pitch = row + 3;
+    dst_pitch = row + 1;
+    src_off = 5;
+    dst_off = 1;
+  }
+  src_size = src_off + src_pitch * h;
+  dst_size = dst_off + dst_pitch * h;
+  src = g_malloc (src_size);
+  want = g_malloc (dst_size);
+  got = g_malloc (dst_size);
+  cf_test_fill_random (rand_, src, src_size);
+  cf_test_fill_random (rand_, bv, 4);
+  if (solid)
+    memset (src, bv[1], src_size);
+  memset (want, POISON, dst_size);
+  fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
+          CF_BLUR_H_BITS, &kx) == 0);
+  fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
+          CF_BLUR_V_BITS, &ky) == 0);
+  cf_ref_blur_plane (src + src_off, src_pitch, want + dst_off, dst_pitch, w,
+      h, channels, &kx, &ky, border, bv);
+
+  CUDA_OK (cudaMalloc ((void **) &d_src, src_size));
+  CUDA_OK (cudaMalloc ((void **) &d_dst, dst_size));
+  CUDA_OK (cudaMemcpy (d_src, src, src_size, cudaMemcpyHostToDevice));
+  CUDA_OK (cudaMemset (d_dst, POISON, dst_size));
+  err = cf_blur_plane (d_src + src_off, src_pitch, d_dst + dst_off, dst_pitch,
+      w, h, channels, &kx, &ky, border, bv, NULL);
+  fail_unless (err == 0, "launch: %s", cf_error_name (err));
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaMemcpy (got, d_dst, dst_size, cudaMemcpyDeviceToHost));
+  for (x = 0; x < dst_size; x++) {
+    if (got[x] != want[x] && bad++ == 0)
+      g_printerr ("blur %dx%d c%d sigma %g/%g border %d mode %d: byte %"
+          G_GSIZE_FORMAT " got %u want %u\n", w, h, channels, sx, sy, border,
+          mode, x, got[x], want[x]);
+  }
+  fail_unless (bad == 0, "blur %dx%d, %d channels, sigma %g x %g, border %d, "
+      "pitch mode %d: %" G_GUINT64_FORMAT " bytes differ", w, h, channels, sx,
+      sy, border, mode, bad);
+  CUDA_OK (cudaFree (d_src));
+  CUDA_OK (cudaFree (d_dst));
+  g_free (src);
+  g_free (want);
+  g_free (got);
+}
+
+/* every channel count, border and sigma on small odd frames (radius larger
+ * than the frame included), with every pitch mode */
+GST_START_TEST (test_blur_small_frames)
+{
+  static const double sigmas[] = { 0.3, 1, 2, 5, 20 };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {1, 1}, {1, 17}, {17, 1}, {3, 7}, {37, 23}, {130, 9} };
+  guint s, f, mode;
+  gint ch, border;
+
+  for (ch = 1; ch <= 4; ch++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+        for (f = 0; f < G_N_ELEMENTS (frames); f++)
+          for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+            run_blur_case (frames[f].w, frames[f].h, ch, sigmas[s],
+                sigmas[(s + 1) % G_N_ELEMENTS (sigmas)] / 2, border, mode,
+                FALSE);
+}
+
+GST_END_TEST;
+
+/* large odd frames: the strips and row runs of the launch configuration */
+GST_START_TEST (test_blur_large_frames)
+{
+  gint ch;
+
+  for (ch = 1; ch <= 4; ch++) {
+    run_blur_case (1921, 1081, ch, 2, 2, CF_BORDER_REPLICATE, PITCH_PADDED,
+        FALSE);
+    run_blur_case (1921, 1081, ch, 1, 5, CF_BORDER_REFLECT_101, PITCH_TIGHT,
+        FALSE);
+  }
+  run_blur_case (1921, 1081, 4, 20, 20, CF_BORDER_CONSTANT, PITCH_PADDED,
+      FALSE);
+  run_blur_case (641, 479, 4, 50, 50, CF_BORDER_REFLECT_101, PITCH_PADDED,
+      FALSE);
+  /* a solid frame stays exactly solid */
+  run_blur_case (1921, 1081, 4, 5, 5, CF_BORDER_REPLICATE, PITCH_PADDED,
+      TRUE);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_invalid_arguments)
 {
   static const CfPackedLayout rgba = { 4, 0, 1, 2 }, bad_bpp = { 2, 0, 1, 1 };
@@ -229,6 +340,17 @@ GST_START_TEST (test_invalid_arguments)
           NULL) == 0);
   fail_if (cf_copy_plane (d, 8, d + 2048, 64, 16, 4, NULL) == 0);
   fail_if (cf_fill_plane (d, 8, 16, 4, 0, NULL) == 0);
+  {
+    CfBlurKernel k, bad = { 2, {5, 1, 1} };
+    cf_blur_kernel_make (1, 3, CF_BLUR_H_BITS, &k);
+    /* the vertical kernel must sum to 2^V_BITS; a wrong sum is refused */
+    fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 4, &k, &k,
+            CF_BORDER_REPLICATE, NULL, NULL) == 0);
+    fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 4, &bad, &bad,
+            CF_BORDER_REPLICATE, NULL, NULL) == 0);
+    fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 5, &k, &k,
+            CF_BORDER_REPLICATE, NULL, NULL) == 0);
+  }
   fail_unless (cf_copy_plane (d, 64, d + 2048, 64, 16, 0, NULL) == 0);
 
   /* an earlier failure of another runtime call on this thread is not
@@ -257,6 +379,8 @@ kernels_suite (void)
   tcase_add_test (tc, test_gpu_equals_reference);
   tcase_add_test (tc, test_gpu_solid_colour);
   tcase_add_test (tc, test_plane_copy_and_fill);
+  tcase_add_test (tc, test_blur_small_frames);
+  tcase_add_test (tc, test_blur_large_frames);
   tcase_add_test (tc, test_invalid_arguments);
   return s;
 }

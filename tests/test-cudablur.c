@@ -1,0 +1,288 @@
+/* cudablur on the GPU through GstHarness: every format in both memory
+ * types, odd sizes and padded strides, every border rule and sigmas 0.3 to
+ * 20, against the CPU reference applied plane by plane as docs/cudablur.md
+ * defines; sigma changed while playing; passthrough at sigma 0; and the
+ * GPU chain cudaupload ! cudablur ! cudagray ! cudadownload. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "cf-test-util.h"
+
+static const GstVideoFormat sys_formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+static const GstVideoFormat cuda_formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+typedef struct
+{
+  double sigma, sigma_y;        /* sigma_y < 0: same as sigma */
+  gint radius;
+  CfBorder border;
+} Settings;
+
+/* The expected output of one plane, tightly packed. */
+static guint8 *
+reference_plane (GstVideoFrame * in, guint p, const Settings * s,
+    gsize * row_bytes, guint * rows)
+{
+  const GstVideoFormatInfo *finfo = in->info.finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  guint wsub, hsub, channels;
+  gint w, h;
+  double sx = s->sigma, sy = s->sigma_y < 0 ? s->sigma : s->sigma_y;
+  CfBlurKernel kx, ky;
+  guint8 *out, bv[4];
+  gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+
+  gst_video_format_info_component (finfo, p, comp);
+  wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
+  hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
+  channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]);
+  w = GST_VIDEO_FRAME_COMP_WIDTH (in, comp[0]);
+  h = GST_VIDEO_FRAME_COMP_HEIGHT (in, comp[0]);
+  memset (bv, yuv ? (p == 0 ? 16 : 128) : 0, 4);
+
+  /* docs/cudablur.md: a plane subsampled by 2^sub takes sigma / 2^sub and
+   * a fixed radius rounded up by the same factor */
+  sx /= 1 << wsub;
+  sy /= 1 << hsub;
+  cf_blur_kernel_make (sx, sx > 0 ? (s->radius ? (s->radius + (1 << wsub) -
+              1) >> wsub : cf_blur_radius_for_sigma (sx)) : 0,
+      CF_BLUR_H_BITS, &kx);
+  cf_blur_kernel_make (sy, sy > 0 ? (s->radius ? (s->radius + (1 << hsub) -
+              1) >> hsub : cf_blur_radius_for_sigma (sy)) : 0,
+      CF_BLUR_V_BITS, &ky);
+
+  *row_bytes = (gsize) w * channels;
+  *rows = h;
+  out = g_malloc (*row_bytes * h);
+  cf_ref_blur_plane (GST_VIDEO_FRAME_PLANE_DATA (in, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (in, p), out, *row_bytes, w, h, channels,
+      &kx, &ky, s->border, bv);
+  return out;
+}
+
+/* pushes a random frame, compares every plane of the output */
+static void
+check_frame (GstHarness * h, GstVideoFormat format, gint w, gint ht,
+    guint pad, const Settings * s)
+{
+  GstBuffer *in = cf_test_make_frame (format, w, ht, pad, FALSE, rand_);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *out;
+  guint p;
+
+  gst_video_info_set_format (&info, format, w, ht);
+  fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    gsize row_bytes;
+    guint rows;
+    guint8 *want = reference_plane (&frame, p, s, &row_bytes, &rows);
+    guint64 bad = cf_test_count_plane_mismatches (out, &info, p, want,
+        row_bytes, rows);
+    fail_unless (bad == 0, "%s %dx%d pad %u sigma %g/%g radius %d border %d "
+        "plane %u: %" G_GUINT64_FORMAT " bytes differ",
+        gst_video_format_to_string (format), w, ht, pad, s->sigma,
+        s->sigma_y, s->radius, s->border, p, bad);
+    g_free (want);
+  }
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+}
+
+static void
+set_caps (GstHarness * h, GstVideoFormat format, gint w, gint ht)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw, format=%s, width=%d, "
+      "height=%d, framerate=30/1", gst_video_format_to_string (format), w, ht);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+}
+
+static void
+apply (GstHarness * h, const Settings * s)
+{
+  GstElement *blur = gst_harness_find_element (h, "cudablur");
+  g_object_set (blur, "sigma", s->sigma, "sigma-y", s->sigma_y, "radius",
+      s->radius, "border", s->border, NULL);
+  gst_object_unref (blur);
+}
+
+static const struct
+{
+  gint w, h;
+} sizes[] = { {1, 1}, {3, 7}, {1, 33}, {61, 1}, {1921, 1081} };
+
+static void
+check_formats (const gchar * launch, const GstVideoFormat * formats,
+    guint n_formats)
+{
+  static const Settings settings[] = {
+    {2.0, -1, 0, CF_BORDER_REPLICATE},
+    {0.3, 5.0, 0, CF_BORDER_REFLECT_101},
+    {1.0, -1, 4, CF_BORDER_CONSTANT},
+  };
+  guint f, z, k;
+
+  for (f = 0; f < n_formats; f++) {
+    GstHarness *h = gst_harness_new_parse (launch);
+
+    gst_harness_set_sink_caps_str (h, "video/x-raw");
+    for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+      set_caps (h, formats[f], sizes[z].w, sizes[z].h);
+      for (k = 0; k < G_N_ELEMENTS (settings); k++) {
+        /* the large frame once per format: the kernels test covers more */
+        if (sizes[z].w > 1000 && k > 0)
+          break;
+        apply (h, &settings[k]);
+        check_frame (h, formats[f], sizes[z].w, sizes[z].h, 0, &settings[k]);
+        check_frame (h, formats[f], sizes[z].w, sizes[z].h, 24,
+            &settings[k]);
+      }
+    }
+    gst_harness_teardown (h);
+  }
+}
+
+GST_START_TEST (test_system_memory)
+{
+  check_formats ("cudablur", sys_formats, G_N_ELEMENTS (sys_formats));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cuda_memory)
+{
+  check_formats ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudablur ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload", cuda_formats,
+      G_N_ELEMENTS (cuda_formats));
+}
+
+GST_END_TEST;
+
+/* every sigma of the issue on one format, every border */
+GST_START_TEST (test_sigmas_and_borders)
+{
+  static const double sigmas[] = { 0.3, 1, 2, 5, 20 };
+  GstHarness *h = gst_harness_new ("cudablur");
+  guint s;
+  gint b;
+
+  set_caps (h, GST_VIDEO_FORMAT_BGRA, 333, 187);
+  for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+    for (b = CF_BORDER_REPLICATE; b <= CF_BORDER_CONSTANT; b++) {
+      Settings set = { sigmas[s], -1, 0, b };
+      apply (h, &set);
+      check_frame (h, GST_VIDEO_FORMAT_BGRA, 333, 187, 12, &set);
+    }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* sigma 0: the same buffer comes out, untouched; back to a blur and to 0
+ * again while playing */
+GST_START_TEST (test_passthrough_and_changes)
+{
+  GstHarness *h = gst_harness_new ("cudablur");
+  Settings zero = { 0, -1, 0, CF_BORDER_REPLICATE };
+  Settings blur = { 3, -1, 0, CF_BORDER_REPLICATE };
+  Settings only_y = { 0, 2.5, 0, CF_BORDER_REPLICATE };
+  GstBuffer *in, *out;
+  gint round;
+
+  set_caps (h, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (round = 0; round < 2; round++) {
+    apply (h, &zero);
+    in = cf_test_make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0, FALSE, rand_);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out == in, "sigma 0 must pass the same buffer on");
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+
+    apply (h, &blur);
+    check_frame (h, GST_VIDEO_FORMAT_RGBA, 64, 48, 0, &blur);
+    apply (h, &only_y);
+    check_frame (h, GST_VIDEO_FORMAT_RGBA, 64, 48, 0, &only_y);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* cudaupload ! cudablur ! cudagray ! cudadownload: blurred, then grey */
+GST_START_TEST (test_chain_with_cudagray)
+{
+  GstHarness *h = gst_harness_new_parse ("cudaupload ! cudablur sigma=2 ! "
+      "cudagray ! video/x-raw(memory:CUDAMemory),format=NV12 ! cudadownload");
+  Settings s = { 2, -1, 0, CF_BORDER_REPLICATE };
+  GstBuffer *in = cf_test_make_frame (GST_VIDEO_FORMAT_RGBA, 321, 123, 0,
+      FALSE, rand_);
+  GstVideoInfo rgba, nv12;
+  GstVideoFrame frame;
+  GstBuffer *blurred, *out;
+  gsize row_bytes;
+  guint rows;
+  guint8 *blur_plane, *want;
+
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  set_caps (h, GST_VIDEO_FORMAT_RGBA, 321, 123);
+  gst_video_info_set_format (&rgba, GST_VIDEO_FORMAT_RGBA, 321, 123);
+  gst_video_info_set_format (&nv12, GST_VIDEO_FORMAT_NV12, 321, 123);
+  fail_unless (gst_video_frame_map (&frame, &rgba, in, GST_MAP_READ));
+  blur_plane = reference_plane (&frame, 0, &s, &row_bytes, &rows);
+  gst_video_frame_unmap (&frame);
+  blurred = gst_buffer_new_wrapped (blur_plane, row_bytes * rows);
+  want = cf_test_reference_gray (blurred, GST_VIDEO_FORMAT_RGBA, 321, 123,
+      CF_GRAY_MATRIX_BT601);
+
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless_equals_int (cf_test_count_plane_mismatches (out, &nv12, 0,
+          want, 321, 123), 0);
+  gst_buffer_unref (out);
+  gst_buffer_unref (blurred);
+  g_free (want);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudablur_suite (void)
+{
+  Suite *s = suite_create ("cudablur");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 900);
+  tcase_add_test (tc, test_system_memory);
+  tcase_add_test (tc, test_cuda_memory);
+  tcase_add_test (tc, test_sigmas_and_borders);
+  tcase_add_test (tc, test_passthrough_and_changes);
+  tcase_add_test (tc, test_chain_with_cudagray);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (&argc, &argv, cf_test_gpu_available,
+      cudablur_suite, "cudablur", __FILE__);
+}
