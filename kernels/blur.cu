@@ -154,6 +154,196 @@ blur_rolling_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
   }
 }
 
+/* ---- the fast path: radius buckets 4, 8, 12, 16 ------------------------
+ *
+ * The same arithmetic, shaped for throughput (docs/notes.md):
+ * - a block owns a strip of TW pixels (NCOL = TW * C channel columns) and a
+ *   run of rows, which it takes in steps of OY = 2R+1 input rows;
+ * - each step: the rows, loaded a step ahead as 32-bit words, go to shared
+ *   memory as floats; the horizontal pass gives P consecutive pixels per
+ *   thread, so each tap read from shared memory serves up to P outputs; the
+ *   vertical pass gives one channel column per thread from a ring of the
+ *   last 2R+1 horizontal results kept in registers: a step is exactly one
+ *   turn of the ring, so every ring index is a compile-time constant;
+ * - R is a compile-time bucket and the kernel's weights beyond the real
+ *   radius are 0, which changes nothing in exact arithmetic. */
+
+template < int C > __host__ __device__ constexpr int
+strip_pixels ()
+{
+  /* 256 channel columns; RGB takes 84 pixels so rows stay word-aligned */
+  return C == 3 ? 84 : 256 / C;
+}
+
+/* pixels per thread in the horizontal pass: OY * TW / P threads should be
+ * close to (and at least) the NCOL the vertical pass needs */
+template < int C, int R > __host__ __device__ constexpr int
+h_pixels_per_thread ()
+{
+  return C == 3 ? (R <= 4 ? 3 : R <= 8 ? 6 : R <= 12 ? 7 : 12) :
+      (R <= 4 ? 8 : R <= 8 ? 16 : 32) / C;
+}
+
+template < int C, int R > struct Tiled
+{
+  static constexpr int TW = strip_pixels < C > ();
+  static constexpr int NCOL = TW * C;
+  static constexpr int OY = 2 * R + 1;
+  static constexpr int P = h_pixels_per_thread < C, R > ();
+  static constexpr int G = TW / P;      /* pixel groups per row */
+  static constexpr int SPAN_B = (TW + 2 * R) * C;       /* bytes of a row */
+  static constexpr int SPAN_W = SPAN_B / 4;
+  static constexpr int WORDS = OY * SPAN_W;
+  static constexpr int THREADS_RAW = OY * G > NCOL ? OY * G : NCOL;
+  static constexpr int THREADS = (THREADS_RAW + 31) / 32 * 32;
+  static constexpr int WPT = (WORDS + THREADS - 1) / THREADS;
+  static constexpr size_t SMEM = sizeof (float) * (OY * SPAN_B + OY * NCOL);
+  static_assert (TW % P == 0, "pixel groups must tile the strip");
+  static_assert (SPAN_B % 4 == 0, "rows must be whole words");
+};
+
+/* byte b of a word as a float, exactly (the 2^23 trick) */
+__device__ __forceinline__ float
+byte_to_float (uint32_t word, int b)
+{
+  return __uint_as_float (__byte_perm (word, 0x4B000000u, 0x7440 + b)) -
+      kTwo23;
+}
+
+template < int C, int R > __device__ __forceinline__ uint32_t
+load_word (const uint8_t * __restrict__ src, size_t src_pitch, int width,
+    int height, int x0, int y, int wb, bool aligned, const BlurArgs & a)
+{
+  int sy = border_index (y, height, a.border);
+  int first_px = x0 - R + (wb * 4) / C;
+  int last_px = x0 - R + (wb * 4 + 3) / C;
+  if (sy >= 0 && aligned && first_px >= 0 && last_px < width)
+    return *reinterpret_cast < const uint32_t * >(src + (size_t) sy *
+        src_pitch + (size_t) (x0 - R) * C + wb * 4);
+  /* at the frame's edges, or unaligned: byte by byte, border rule */
+  uint32_t word = 0;
+#pragma unroll
+  for (int b = 0; b < 4; b++) {
+    int gb = wb * 4 + b;
+    int sx = border_index (x0 - R + gb / C, width, a.border);
+    uint32_t v = (sy >= 0 && sx >= 0) ?
+        src[(size_t) sy * src_pitch + (size_t) sx * C + gb % C] :
+        (uint32_t) a.border_value[gb % C];
+    word |= v << (8 * b);
+  }
+  return word;
+}
+
+template < int C, int R > __global__ void
+__launch_bounds__ (Tiled < C, R >::THREADS)
+    blur_tiled_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
+    uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
+    bool aligned, const __grid_constant__ BlurArgs a)
+{
+  using T = Tiled < C, R >;
+  extern __shared__ float smem[];
+  float *irow = smem;           /* OY rows of SPAN_B floats */
+  float *hbuf = smem + T::OY * T::SPAN_B;       /* OY rows of NCOL floats */
+  const int tid = threadIdx.x;
+  const int x0 = blockIdx.x * T::TW;
+  const int y0 = blockIdx.y * a.rows_per_block;
+  if (y0 >= height)
+    return;
+  const int y1 = min (y0 + a.rows_per_block, height);
+  const int steps = (y1 - y0 + 2 * R + T::OY - 1) / T::OY;
+
+  uint32_t pf[T::WPT];
+#pragma unroll
+  for (int q = 0; q < T::WPT; q++) {
+    int word = tid + q * T::THREADS;
+    if (word < T::WORDS)
+      pf[q] = load_word < C, R > (src, src_pitch, width, height, x0,
+          y0 - R + word / T::SPAN_W, word % T::SPAN_W, aligned, a);
+  }
+
+  float ring[T::OY];
+  for (int s = 0; s < steps; s++) {
+    const int ybase = y0 - R + s * T::OY;
+
+    /* A: this step's rows into shared memory, as floats */
+#pragma unroll
+    for (int q = 0; q < T::WPT; q++) {
+      int word = tid + q * T::THREADS;
+      if (word < T::WORDS) {
+        float4 f = make_float4 (byte_to_float (pf[q], 0),
+            byte_to_float (pf[q], 1), byte_to_float (pf[q], 2),
+            byte_to_float (pf[q], 3));
+        *reinterpret_cast < float4 * >(irow + (word / T::SPAN_W) * T::SPAN_B +
+            (word % T::SPAN_W) * 4) = f;
+      }
+    }
+    __syncthreads ();
+
+    /* the next step's rows, in flight during B and C */
+    if (s + 1 < steps) {
+#pragma unroll
+      for (int q = 0; q < T::WPT; q++) {
+        int word = tid + q * T::THREADS;
+        if (word < T::WORDS)
+          pf[q] = load_word < C, R > (src, src_pitch, width, height, x0,
+              ybase + T::OY + word / T::SPAN_W, word % T::SPAN_W, aligned, a);
+      }
+    }
+
+    /* B: horizontal pass, P pixels x C channels per thread */
+    if (tid < T::OY * T::G) {
+      const int r = tid / T::G, g = tid % T::G;
+      const float *in = irow + r * T::SPAN_B + g * T::P * C;
+      float acc[T::P][C];
+#pragma unroll
+      for (int p = 0; p < T::P; p++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          acc[p][c] = 0.0f;
+#pragma unroll
+      for (int k = 0; k < T::P + 2 * R; k++) {
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+          float tap = in[k * C + c];
+#pragma unroll
+          for (int p = 0; p < T::P; p++) {
+            int i = k - R - p;
+            if (i >= -R && i <= R)
+              acc[p][c] = __fmaf_rn (a.wx[i < 0 ? -i : i], tap, acc[p][c]);
+          }
+        }
+      }
+      float *out = hbuf + r * T::NCOL + g * T::P * C;
+#pragma unroll
+      for (int p = 0; p < T::P; p++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          out[p * C + c] = round_mid (acc[p][c]);
+    }
+    __syncthreads ();
+
+    /* C: vertical pass down the register ring, one channel column each */
+    if (tid < T::NCOL) {
+      const int xb = x0 * C + tid;
+#pragma unroll
+      for (int r = 0; r < T::OY; r++) {
+        ring[r] = hbuf[r * T::NCOL + tid];
+        const int yout = ybase + r - R;
+        if (yout >= y0 && yout < y1 && xb < width * C) {
+          float v = 0.0f;
+#pragma unroll
+          for (int j = -R; j <= R; j++)
+            v = __fmaf_rn (a.wy[j < 0 ? -j : j],
+                ring[(r + 1 + R + j) % T::OY], v);
+          dst[(size_t) yout * dst_pitch + xb] = round_out (v);
+        }
+      }
+    }
+    /* the next A writes irow, last read by B, and the next B writes hbuf
+     * after the next barrier: no barrier needed here */
+  }
+}
+
 struct DeviceLimits
 {
   int sms, smem_optin;
@@ -172,7 +362,34 @@ device_limits (DeviceLimits * l)
   return e;
 }
 
-template < int C > CfError
+template < int C, int R > cudaError_t
+launch_tiled (const uint8_t * src, size_t src_pitch, uint8_t * dst,
+    size_t dst_pitch, int width, int height, BlurArgs a,
+    const DeviceLimits & lim, cudaStream_t stream)
+{
+  using T = Tiled < C, R >;
+  int strips = (width + T::TW - 1) / T::TW;
+  /* runs of rows: a few blocks per SM, each run at least 8 steps long so
+   * the 2R rows of ramp-up stay small */
+  int runs = max (1, (4 * lim.sms + strips - 1) / strips);
+  int rows = (height + runs - 1) / runs;
+  rows = max (rows, min (height, 8 * T::OY));
+  a.rows_per_block = rows;
+  dim3 grid (strips, (height + rows - 1) / rows);
+  bool aligned = ((uintptr_t) src % 4) == 0 && src_pitch % 4 == 0;
+
+  if (T::SMEM > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute (blur_tiled_kernel < C, R >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) T::SMEM);
+    if (e != cudaSuccess)
+      return e;
+  }
+  blur_tiled_kernel < C, R > <<<grid, T::THREADS, T::SMEM, stream >>> (src,
+      src_pitch, dst, dst_pitch, width, height, aligned, a);
+  return cudaGetLastError ();
+}
+
+template < int C > cudaError_t
 launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & args_in,
     cudaStream_t stream)
@@ -183,8 +400,24 @@ launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   if (e != cudaSuccess)
     return e;
 
-  /* the widest strip (up to 128 columns) whose row and ring fit in shared
-   * memory: large radii take narrower strips */
+  /* the fast path for radii up to 16 (sigma up to ~5.3), when its shared
+   * memory fits the device */
+  int r = max (a.rx, a.ry);
+  if (r <= 4 && Tiled < C, 4 >::SMEM <= (size_t) lim.smem_optin)
+    return launch_tiled < C, 4 > (src, src_pitch, dst, dst_pitch, width,
+        height, a, lim, stream);
+  if (r <= 8 && Tiled < C, 8 >::SMEM <= (size_t) lim.smem_optin)
+    return launch_tiled < C, 8 > (src, src_pitch, dst, dst_pitch, width,
+        height, a, lim, stream);
+  if (r <= 12 && Tiled < C, 12 >::SMEM <= (size_t) lim.smem_optin)
+    return launch_tiled < C, 12 > (src, src_pitch, dst, dst_pitch, width,
+        height, a, lim, stream);
+  if (r <= 16 && Tiled < C, 16 >::SMEM <= (size_t) lim.smem_optin)
+    return launch_tiled < C, 16 > (src, src_pitch, dst, dst_pitch, width,
+        height, a, lim, stream);
+
+  /* any radius: the rolling kernel, the widest strip (up to 128 columns)
+   * whose row and ring fit in shared memory */
   int tile_w = 128;
   size_t smem = 0;
   for (; tile_w >= 1; tile_w /= 2) {
@@ -196,8 +429,6 @@ launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   if (tile_w < 1)
     return cudaErrorInvalidConfiguration;
 
-  /* enough blocks to fill the GPU a few times over; a run of rows long
-   * enough that the 2r rows of ramp-up stay a small part of it */
   int strips = (width + tile_w - 1) / tile_w;
   int runs = (4 * lim.sms + strips - 1) / strips;
   int rows = (height + runs - 1) / runs;
