@@ -180,8 +180,18 @@ strip_pixels ()
 template < int C, int R > __host__ __device__ constexpr int
 h_pixels_per_thread ()
 {
-  return C == 3 ? (R <= 4 ? 3 : R <= 8 ? 6 : R <= 12 ? 7 : 12) :
-      (R <= 4 ? 8 : R <= 8 ? 16 : 32) / C;
+  /* P * C must be a multiple of 4 (whole float4 chunks) */
+  return C == 3 ? 4 : (R <= 4 ? 8 : R <= 8 ? 16 : 32) / C;
+}
+
+/* Shared-memory index of element i of a row: 4 pad floats after every 16.
+ * Threads of a quarter warp read 16-byte chunks 64 bytes apart (one pixel
+ * group each); the pad turns that stride into 80 bytes, which spreads the
+ * 8 chunks over all 32 banks instead of 4-way conflicts. */
+__device__ __forceinline__ int
+skew (int i)
+{
+  return i + 4 * (i >> 4);
 }
 
 template < int C, int R > struct Tiled
@@ -192,12 +202,14 @@ template < int C, int R > struct Tiled
   static constexpr int P = h_pixels_per_thread < C, R > ();
   static constexpr int G = TW / P;      /* pixel groups per row */
   static constexpr int SPAN_B = (TW + 2 * R) * C;       /* bytes of a row */
+  static constexpr int SPAN_BP = SPAN_B + 4 * (SPAN_B / 16) + 4;       /* skewed */
+  static constexpr int NCOLP = NCOL + 4 * (NCOL / 16) + 4;
   static constexpr int SPAN_W = SPAN_B / 4;
   static constexpr int WORDS = OY * SPAN_W;
   static constexpr int THREADS_RAW = OY * G > NCOL ? OY * G : NCOL;
   static constexpr int THREADS = (THREADS_RAW + 31) / 32 * 32;
   static constexpr int WPT = (WORDS + THREADS - 1) / THREADS;
-  static constexpr size_t SMEM = sizeof (float) * (OY * SPAN_B + OY * NCOL);
+  static constexpr size_t SMEM = sizeof (float) * (OY * SPAN_BP + OY * NCOLP);
   static_assert (TW % P == 0, "pixel groups must tile the strip");
   static_assert (SPAN_B % 4 == 0, "rows must be whole words");
 };
@@ -242,8 +254,8 @@ __launch_bounds__ (Tiled < C, R >::THREADS)
 {
   using T = Tiled < C, R >;
   extern __shared__ float smem[];
-  float *irow = smem;           /* OY rows of SPAN_B floats */
-  float *hbuf = smem + T::OY * T::SPAN_B;       /* OY rows of NCOL floats */
+  float *irow = smem;           /* OY rows of SPAN_B floats, skewed */
+  float *hbuf = smem + T::OY * T::SPAN_BP;      /* OY rows of NCOL, skewed */
   const int tid = threadIdx.x;
   const int x0 = blockIdx.x * T::TW;
   const int y0 = blockIdx.y * a.rows_per_block;
@@ -273,8 +285,8 @@ __launch_bounds__ (Tiled < C, R >::THREADS)
         float4 f = make_float4 (byte_to_float (pf[q], 0),
             byte_to_float (pf[q], 1), byte_to_float (pf[q], 2),
             byte_to_float (pf[q], 3));
-        *reinterpret_cast < float4 * >(irow + (word / T::SPAN_W) * T::SPAN_B +
-            (word % T::SPAN_W) * 4) = f;
+        *reinterpret_cast < float4 * >(irow + (word / T::SPAN_W) * T::SPAN_BP +
+            skew ((word % T::SPAN_W) * 4)) = f;
       }
     }
     __syncthreads ();
@@ -290,10 +302,12 @@ __launch_bounds__ (Tiled < C, R >::THREADS)
       }
     }
 
-    /* B: horizontal pass, P pixels x C channels per thread */
+    /* B: horizontal pass, P pixels x C channels per thread; the taps come
+     * in float4 chunks, each reused by every output it reaches */
     if (tid < T::OY * T::G) {
       const int r = tid / T::G, g = tid % T::G;
-      const float *in = irow + r * T::SPAN_B + g * T::P * C;
+      const float *in = irow + r * T::SPAN_BP;
+      const int base = g * T::P * C;
       float acc[T::P][C];
 #pragma unroll
       for (int p = 0; p < T::P; p++)
@@ -301,24 +315,31 @@ __launch_bounds__ (Tiled < C, R >::THREADS)
         for (int c = 0; c < C; c++)
           acc[p][c] = 0.0f;
 #pragma unroll
-      for (int k = 0; k < T::P + 2 * R; k++) {
+      for (int q = 0; q < (T::P + 2 * R) * C / 4; q++) {
+        float4 f4 = *reinterpret_cast < const float4 * >(in + skew (base +
+                4 * q));
+        const float f[4] = { f4.x, f4.y, f4.z, f4.w };
 #pragma unroll
-        for (int c = 0; c < C; c++) {
-          float tap = in[k * C + c];
+        for (int e = 0; e < 4; e++) {
+          const int k = (4 * q + e) / C, c = (4 * q + e) % C;
 #pragma unroll
           for (int p = 0; p < T::P; p++) {
-            int i = k - R - p;
+            const int i = k - R - p;
             if (i >= -R && i <= R)
-              acc[p][c] = __fmaf_rn (a.wx[i < 0 ? -i : i], tap, acc[p][c]);
+              acc[p][c] = __fmaf_rn (a.wx[i < 0 ? -i : i], f[e], acc[p][c]);
           }
         }
       }
-      float *out = hbuf + r * T::NCOL + g * T::P * C;
+      float *out = hbuf + r * T::NCOLP;
 #pragma unroll
-      for (int p = 0; p < T::P; p++)
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          out[p * C + c] = round_mid (acc[p][c]);
+      for (int q = 0; q < T::P * C / 4; q++) {
+        float4 o;
+        o.x = round_mid (acc[(4 * q + 0) / C][(4 * q + 0) % C]);
+        o.y = round_mid (acc[(4 * q + 1) / C][(4 * q + 1) % C]);
+        o.z = round_mid (acc[(4 * q + 2) / C][(4 * q + 2) % C]);
+        o.w = round_mid (acc[(4 * q + 3) / C][(4 * q + 3) % C]);
+        *reinterpret_cast < float4 * >(out + skew (base + 4 * q)) = o;
+      }
     }
     __syncthreads ();
 
@@ -327,7 +348,7 @@ __launch_bounds__ (Tiled < C, R >::THREADS)
       const int xb = x0 * C + tid;
 #pragma unroll
       for (int r = 0; r < T::OY; r++) {
-        ring[r] = hbuf[r * T::NCOL + tid];
+        ring[r] = hbuf[r * T::NCOLP + skew (tid)];
         const int yout = ybase + r - R;
         if (yout >= y0 && yout < y1 && xb < width * C) {
           float v = 0.0f;
