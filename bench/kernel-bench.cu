@@ -1,7 +1,7 @@
 /* Kernel benchmark: each kernel on frames already in device memory, against
  * the memory-bandwidth floor measured in the same run.
  *
- *   kernel-bench [--csv FILE] [--reps N]
+ *   kernel-bench [--csv FILE] [--reps N] [--only NAME-PART]
  *
  * Method.  Each kernel is checked against its CPU reference first, then
  * timed after warm-up with its inputs and outputs rotated over enough
@@ -277,6 +277,8 @@ bench_blur (int w, int h, double sigma, double bandwidth, std::mt19937 & rng,
   cf_blur_kernel_make (sigma, r, CF_BLUR_H_BITS, &kx);
   cf_blur_kernel_make (sigma, r, CF_BLUR_V_BITS, &ky);
   const uint8_t bv[4] = { 0, 0, 0, 0 };
+  void *scratch = nullptr;
+  CHECK (cudaMalloc (&scratch, cf_blur_scratch_bytes (w, h, C)));
   char size[32], op[64];
   std::snprintf (size, sizeof size, "%dx%d", w, h);
 
@@ -305,6 +307,7 @@ bench_blur (int w, int h, double sigma, double bandwidth, std::mt19937 & rng,
         bytes / bandwidth * 1e6, 0 };
     row_out.sustained_us = row_out.median_us;
     CHECK (cudaFree (d_w));
+    CHECK (cudaFree (scratch));
     return row_out;
   }
 
@@ -313,7 +316,7 @@ bench_blur (int w, int h, double sigma, double bandwidth, std::mt19937 & rng,
       got (out.pitch * h);
   CHECK (cudaMemcpy (src.data (), in[0], src.size (), cudaMemcpyDeviceToHost));
   CHECK ((cudaError_t) cf_blur_plane (in[0], in.pitch, out[0], out.pitch, w,
-          h, C, &kx, &ky, CF_BORDER_REPLICATE, bv, nullptr));
+          h, C, &kx, &ky, CF_BORDER_REPLICATE, bv, scratch, nullptr));
   CHECK (cudaMemcpy (got.data (), out[0], got.size (),
           cudaMemcpyDeviceToHost));
   cf_ref_blur_plane (src.data (), in.pitch, want.data (), out.pitch, w, h, C,
@@ -327,12 +330,14 @@ bench_blur (int w, int h, double sigma, double bandwidth, std::mt19937 & rng,
 
   auto launch =[&](int i) {
     cf_blur_plane (in[i], in.pitch, out[i], out.pitch, w, h, C, &kx, &ky,
-        CF_BORDER_REPLICATE, bv, nullptr);
+        CF_BORDER_REPLICATE, bv, scratch, nullptr);
   };
   std::snprintf (op, sizeof op, "blur RGBA s%.1f r%d", sigma, r);
-  return Row { op, size, "random", (double) bytes,
+  Row res { op, size, "random", (double) bytes,
       time_median_us (launch, g_reps), time_sustained_us (launch),
       bytes / bandwidth * 1e6, same_traffic_copy_us (bytes)};
+  CHECK (cudaFree (scratch));
+  return res;
 }
 
 static Row
@@ -355,14 +360,16 @@ bench_luma_copy (int w, int h, double bandwidth, std::mt19937 & rng)
 int
 main (int argc, char **argv)
 {
-  const char *csv = nullptr;
+  const char *csv = nullptr, *only = nullptr;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--csv") && i + 1 < argc)
       csv = argv[++i];
+    else if (!std::strcmp (argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else if (!std::strcmp (argv[i], "--reps") && i + 1 < argc)
       g_reps = std::max (1, std::atoi (argv[++i]));
     else {
-      std::fprintf (stderr, "usage: %s [--csv FILE] [--reps N]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--csv FILE] [--reps N] [--only NAME-PART]\n", argv[0]);
       return 2;
     }
   }
@@ -380,20 +387,30 @@ main (int argc, char **argv)
 
   std::mt19937 rng (std::random_device {} ());
   const CfPackedLayout rgba = { 4, 0, 1, 2 }, rgb = { 3, 0, 1, 2 };
+  /* each row by name, so --only can pick some (e.g. for a profiler) */
+  std::vector < std::pair < std::string, std::function < Row () > > > cases = {
+    {"gray RGBA 720p", [&] { return bench_gray (1280, 720, rgba, "RGBA", false, bw, rng); }},
+    {"gray RGBA 1080p", [&] { return bench_gray (1920, 1080, rgba, "RGBA", false, bw, rng); }},
+    {"gray RGBA 4K", [&] { return bench_gray (3840, 2160, rgba, "RGBA", false, bw, rng); }},
+    {"gray RGBA 4K solid", [&] { return bench_gray (3840, 2160, rgba, "RGBA", true, bw, rng); }},
+    {"gray RGBA 8K", [&] { return bench_gray (7680, 4320, rgba, "RGBA", false, bw, rng); }},
+    {"gray RGB 4K", [&] { return bench_gray (3840, 2160, rgb, "RGB", false, bw, rng); }},
+    {"gray NV12 4K", [&] { return bench_luma_copy (3840, 2160, bw, rng); }},
+  };
+  for (double sigma : {1.0, 2.0, 2.6, 5.0, 10.0, 20.0}) {
+    char name[64];
+    std::snprintf (name, sizeof name, "blur RGBA 4K s%.1f", sigma);
+    cases.push_back ({name, [&, sigma] { return bench_blur (3840, 2160, sigma, bw, rng, false); }});
+  }
+  cases.push_back ({"blur RGBA 1080p s2.6", [&] { return bench_blur (1920, 1080, 2.6, bw, rng, false); }});
+  cases.push_back ({"blur RGBA 1080p s5.0", [&] { return bench_blur (1920, 1080, 5.0, bw, rng, false); }});
+  cases.push_back ({"blur direct 4K s2.0", [&] { return bench_blur (3840, 2160, 2.0, bw, rng, true); }});
+  cases.push_back ({"blur direct 4K s2.6", [&] { return bench_blur (3840, 2160, 2.6, bw, rng, true); }});
+
   std::vector < Row > rows;
-  rows.push_back (bench_gray (1280, 720, rgba, "RGBA", false, bw, rng));
-  rows.push_back (bench_gray (1920, 1080, rgba, "RGBA", false, bw, rng));
-  rows.push_back (bench_gray (3840, 2160, rgba, "RGBA", false, bw, rng));
-  rows.push_back (bench_gray (3840, 2160, rgba, "RGBA", true, bw, rng));
-  rows.push_back (bench_gray (7680, 4320, rgba, "RGBA", false, bw, rng));
-  rows.push_back (bench_gray (3840, 2160, rgb, "RGB", false, bw, rng));
-  rows.push_back (bench_luma_copy (3840, 2160, bw, rng));
-  for (double sigma : {1.0, 2.0, 2.6, 5.0, 10.0, 20.0})
-    rows.push_back (bench_blur (3840, 2160, sigma, bw, rng, false));
-  rows.push_back (bench_blur (1920, 1080, 2.6, bw, rng, false));
-  rows.push_back (bench_blur (1920, 1080, 5.0, bw, rng, false));
-  rows.push_back (bench_blur (3840, 2160, 2.0, bw, rng, true));
-  rows.push_back (bench_blur (3840, 2160, 2.6, bw, rng, true));
+  for (auto & c:cases)
+    if (!only || c.first.find (only) != std::string::npos)
+      rows.push_back (c.second ());
 
   FILE *f = csv ? std::fopen (csv, "w") : nullptr;
   if (f)

@@ -271,10 +271,26 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   const GstVideoFormatInfo *finfo = in->info->finfo;
   gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
   BlurSettings s = current_settings (self);
+  gsize scratch_size = 0;
+  gpointer scratch;
   CfError err = 0;
   guint p;
 
   ensure_kernels (self, &s);
+
+  /* the intermediate of the largest plane; planes take turns with it on
+   * the one stream */
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (finfo, p, comp);
+    scratch_size = MAX (scratch_size, cf_blur_scratch_bytes
+        (GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]),
+            GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]),
+            GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0])));
+  }
+  scratch = gst_cuda_filters_base_get_scratch (base, scratch_size);
+  if (!scratch)
+    return 2;                   /* cudaErrorMemoryAllocation */
 
   for (p = 0; err == 0 && p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
@@ -300,7 +316,7 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
     else
       err = cf_blur_plane (in->data[p], in->stride[p], out->data[p],
           out->stride[p], width, height, channels, kx, ky, s.border,
-          border_value, stream);
+          border_value, scratch, stream);
   }
   return err;
 }

@@ -76,6 +76,10 @@ typedef struct
 
   StagingFrame upload;
   StagingFrame download;
+
+  /* device memory the element's kernels borrow (get_scratch) */
+  CUdeviceptr scratch;
+  gsize scratch_size;
 } GstCudaFiltersBasePrivate;
 
 #define gst_cuda_filters_base_parent_class parent_class
@@ -525,6 +529,10 @@ release_gpu_resources (GstCudaFiltersBase * self)
   pushed = gst_cuda_context_push (priv->context);
   staging_free (&priv->upload, pushed);
   staging_free (&priv->download, pushed);
+  if (pushed && priv->scratch)
+    gst_cuda_result (CuMemFree (priv->scratch));
+  priv->scratch = 0;
+  priv->scratch_size = 0;
   if (pushed) {
     if (priv->stream)
       gst_cuda_result (CuStreamDestroy (priv->stream));
@@ -1065,6 +1073,37 @@ static void
 gst_cuda_filters_base_init (GstCudaFiltersBase * self)
 {
   PRIV (self)->device_id = DEFAULT_DEVICE_ID;
+}
+
+/**
+ * gst_cuda_filters_base_get_scratch:
+ * @size: bytes needed
+ *
+ * Device memory of at least @size bytes for the element's kernels, kept
+ * (and grown when asked for more) until the element stops or changes
+ * context.  Call it from process(), where the context is current; work on
+ * the element's stream may use it until the next frame.
+ *
+ * Returns: a device pointer, or NULL if CUDA could not allocate it.
+ */
+gpointer
+gst_cuda_filters_base_get_scratch (GstCudaFiltersBase * self, gsize size)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+
+  if (size > priv->scratch_size) {
+    /* the stream may still use the old one */
+    if (priv->scratch) {
+      gst_cuda_result (CuStreamSynchronize (priv->stream));
+      gst_cuda_result (CuMemFree (priv->scratch));
+    }
+    priv->scratch = 0;
+    priv->scratch_size = 0;
+    if (!gst_cuda_result (CuMemAlloc (&priv->scratch, size)))
+      return NULL;
+    priv->scratch_size = size;
+  }
+  return (gpointer) (guintptr) priv->scratch;
 }
 
 /**

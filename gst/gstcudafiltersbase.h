@@ -64,6 +64,9 @@ struct _GstCudaFiltersBaseClass
   gboolean analysis;
 };
 
+gpointer gst_cuda_filters_base_get_scratch (GstCudaFiltersBase * self,
+    gsize size);
+
 void gst_cuda_filters_base_class_set_analysis (GstCudaFiltersBaseClass *
     klass);
 

@@ -110,14 +110,20 @@ int cf_blur_radius_for_sigma (double sigma);
  * radius 0 give the identity.  Returns 0, or -1 for a bad argument. */
 int cf_blur_kernel_make (double sigma, int radius, int bits, CfBlurKernel * k);
 
+/* Device memory cf_blur_plane needs for the intermediate of a plane
+ * (16-bit values), and the row pitch it uses in it. */
+size_t cf_blur_scratch_bytes (int width, int height, int channels);
+size_t cf_blur_scratch_pitch (int width, int channels);
+
 /* Blurs a plane of width x height pixels of `channels` interleaved 8-bit
  * channels (1 to 4).  kx must have CF_BLUR_H_BITS, ky CF_BLUR_V_BITS;
- * border_value gives each channel's value for CF_BORDER_CONSTANT.  src and
- * dst must not overlap. */
+ * border_value gives each channel's value for CF_BORDER_CONSTANT.  scratch
+ * is device memory of cf_blur_scratch_bytes(); src and dst must not
+ * overlap (and neither may overlap scratch). */
 CfError cf_blur_plane (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int channels,
     const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border,
-    const uint8_t border_value[4], CfStream stream);
+    const uint8_t border_value[4], void *scratch, CfStream stream);
 
 void cf_ref_blur_plane (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int channels,

@@ -224,6 +224,7 @@ run_blur_case (gint w, gint h, gint channels, double sx, double sy,
   gsize src_pitch = row, dst_pitch = row, src_off = 0, dst_off = 0;
   gsize src_size, dst_size, x;
   guint8 *src, *want, *got, *d_src, *d_dst;
+  void *d_scratch;
   guint8 bv[4];
   CfBlurKernel kx, ky;
   guint64 bad = 0;
@@ -259,8 +260,11 @@ run_blur_case (gint w, gint h, gint channels, double sx, double sy,
   CUDA_OK (cudaMalloc ((void **) &d_dst, dst_size));
   CUDA_OK (cudaMemcpy (d_src, src, src_size, cudaMemcpyHostToDevice));
   CUDA_OK (cudaMemset (d_dst, POISON, dst_size));
+  CUDA_OK (cudaMalloc (&d_scratch, cf_blur_scratch_bytes (w, h, channels)));
+  CUDA_OK (cudaMemset (d_scratch, POISON, cf_blur_scratch_bytes (w, h,
+              channels)));
   err = cf_blur_plane (d_src + src_off, src_pitch, d_dst + dst_off, dst_pitch,
-      w, h, channels, &kx, &ky, border, bv, NULL);
+      w, h, channels, &kx, &ky, border, bv, d_scratch, NULL);
   fail_unless (err == 0, "launch: %s", cf_error_name (err));
   CUDA_OK (cudaDeviceSynchronize ());
   CUDA_OK (cudaMemcpy (got, d_dst, dst_size, cudaMemcpyDeviceToHost));
@@ -275,6 +279,7 @@ run_blur_case (gint w, gint h, gint channels, double sx, double sy,
       sy, border, mode, bad);
   CUDA_OK (cudaFree (d_src));
   CUDA_OK (cudaFree (d_dst));
+  CUDA_OK (cudaFree (d_scratch));
   g_free (src);
   g_free (want);
   g_free (got);
@@ -345,11 +350,11 @@ GST_START_TEST (test_invalid_arguments)
     cf_blur_kernel_make (1, 3, CF_BLUR_H_BITS, &k);
     /* the vertical kernel must sum to 2^V_BITS; a wrong sum is refused */
     fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 4, &k, &k,
-            CF_BORDER_REPLICATE, NULL, NULL) == 0);
+            CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
     fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 4, &bad, &bad,
-            CF_BORDER_REPLICATE, NULL, NULL) == 0);
+            CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
     fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 5, &k, &k,
-            CF_BORDER_REPLICATE, NULL, NULL) == 0);
+            CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
   }
   fail_unless (cf_copy_plane (d, 64, d + 2048, 64, 16, 0, NULL) == 0);
 
