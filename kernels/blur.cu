@@ -5,7 +5,7 @@
  * consecutive pixels, so each tap it reads serves up to P outputs, and
  * writes t (see the header) as 16-bit values to a scratch plane.
  * Vertical: each thread takes two channel columns of t down a run of rows,
- * keeping the last 2R+1 rows in registers (radius buckets 4 to 16, every
+ * keeping the last 2R+1 rows in registers (radius buckets 4 to 32, every
  * ring index a compile-time constant), or reading its 2r+1 taps from the
  * cache for larger radii; it writes the output bytes.
  *
@@ -93,7 +93,7 @@ skew (int i)
 /* ---- horizontal pass ------------------------------------------------ */
 
 constexpr int kHThreads = 128;
-constexpr int kHRows = 4;       /* rows per block */
+constexpr int kHRows = 2;       /* rows per block: small blocks, many per SM */
 constexpr int kHPix = 4;        /* pixels per thread */
 
 /* A block: kHRows rows of a strip of kHThreads * kHPix pixels.  R is the
@@ -195,12 +195,28 @@ __launch_bounds__ (kHThreads)
     }
     uint16_t *out = t + (size_t) y * t_pitch / sizeof (uint16_t) +
         (size_t) xp * C;
+    if (xp + kHPix <= width) {
+      /* kHPix * C values as C 8-byte stores: a warp's stores then cover
+       * whole sectors (xp * C * 2 is a multiple of 8, the pitch of 256) */
 #pragma unroll
-    for (int p = 0; p < kHPix; p++)
+      for (int q = 0; q < C; q++) {
+        uint32_t v[4];
 #pragma unroll
-      for (int c = 0; c < C; c++)
-        if (xp + p < width)
-          out[p * C + c] = (uint16_t) round_mid (acc[p][c]);
+        for (int e = 0; e < 4; e++) {
+          const int n = 4 * q + e;
+          v[e] = (uint32_t) round_mid (acc[n / C][n % C]);
+        }
+        reinterpret_cast < uint2 * >(out)[q] =
+            make_uint2 (v[0] | v[1] << 16, v[2] | v[3] << 16);
+      }
+    } else {
+#pragma unroll
+      for (int p = 0; p < kHPix; p++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          if (xp + p < width)
+            out[p * C + c] = (uint16_t) round_mid (acc[p][c]);
+    }
   }
 }
 
@@ -235,15 +251,17 @@ __launch_bounds__ (kVThreads)
   const float const_t1 = a.border_value[(col + 1) % channels] *
       (1 << CF_BLUR_MID_BITS);
 
+  /* col is even and the pitch a multiple of 256: the pair is one word */
+  const bool word = two && ((uintptr_t) t % 4) == 0;
   auto load = [&](int y, float &v0, float &v1) {
-    int sy = border_index (y, height, a.border);
+    int sy = (y >= 0 && y < height) ? y : border_index (y, height, a.border);
     if (sy < 0) {
       v0 = const_t0;
       v1 = const_t1;
       return;
     }
     const uint16_t *p = t + (size_t) sy * tp + col;
-    if (two && ((uintptr_t) p & 3) == 0) {
+    if (word) {
       uint32_t w = *reinterpret_cast < const uint32_t * >(p);
       v0 = int_to_float (w & 0xffff);
       v1 = int_to_float (w >> 16);
@@ -252,11 +270,19 @@ __launch_bounds__ (kVThreads)
       v1 = two ? int_to_float (p[1]) : 0.0f;
     }
   };
+  /* both bytes in one 16-bit store where aligned: whole sectors per warp */
+  const bool pair_store = two && dst_pitch % 2 == 0 &&
+      ((uintptr_t) dst % 2) == 0;
   auto store = [&](int y, float s0, float s1) {
     uint8_t *d = dst + (size_t) y * dst_pitch + col;
-    d[0] = (uint8_t) round_out (s0);
-    if (two)
-      d[1] = (uint8_t) round_out (s1);
+    if (pair_store) {
+      *reinterpret_cast < uint16_t * >(d) =
+          (uint16_t) (round_out (s0) | round_out (s1) << 8);
+    } else {
+      d[0] = (uint8_t) round_out (s0);
+      if (two)
+        d[1] = (uint8_t) round_out (s1);
+    }
   };
 
   if (R) {
@@ -288,17 +314,32 @@ __launch_bounds__ (kVThreads)
       }
     }
   } else {
+    /* any radius: 8 consecutive outputs at a time, so each row of t is
+     * loaded once for all 8 it reaches */
+    constexpr int OY = 8;
     const int r = a.ry;
-    for (int y = y0; y < y1; y++) {
-      float s0 = 0.0f, s1 = 0.0f;
-      for (int j = -r; j <= r; j++) {
+    for (int yb = y0; yb < y1; yb += OY) {
+      float s0[OY], s1[OY];
+#pragma unroll
+      for (int o = 0; o < OY; o++)
+        s0[o] = s1[o] = 0.0f;
+      for (int k = -r; k < r + OY; k++) {
         float v0, v1;
-        load (y + j, v0, v1);
-        const float w = a.wy[abs (j)];
-        s0 = __fmaf_rn (w, v0, s0);
-        s1 = __fmaf_rn (w, v1, s1);
+        load (yb + k, v0, v1);
+#pragma unroll
+        for (int o = 0; o < OY; o++) {
+          const int j = k - o;
+          if (j >= -r && j <= r) {
+            const float w = a.wy[abs (j)];
+            s0[o] = __fmaf_rn (w, v0, s0[o]);
+            s1[o] = __fmaf_rn (w, v1, s1[o]);
+          }
+        }
       }
-      store (y, s0, s1);
+#pragma unroll
+      for (int o = 0; o < OY; o++)
+        if (yb + o < y1)
+          store (yb + o, s0[o], s1[o]);
     }
   }
 }
@@ -376,6 +417,9 @@ launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   else if (a.rx <= 16)
     e = launch_h < C, 16 > (src, src_pitch, t, t_pitch, width, height, a,
         lim, stream);
+  else if (a.rx <= 32)
+    e = launch_h < C, 32 > (src, src_pitch, t, t_pitch, width, height, a,
+        lim, stream);
   else
     e = launch_h < C, 0 > (src, src_pitch, t, t_pitch, width, height, a, lim,
         stream);
@@ -390,6 +434,9 @@ launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
         stream);
   if (a.ry <= 16)
     return launch_v < 16 > (t, t_pitch, dst, dst_pitch, width, height, C, a,
+        stream);
+  if (a.ry <= 32)
+    return launch_v < 32 > (t, t_pitch, dst, dst_pitch, width, height, C, a,
         stream);
   return launch_v < 0 > (t, t_pitch, dst, dst_pitch, width, height, C, a,
       stream);
