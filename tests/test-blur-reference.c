@@ -78,8 +78,7 @@ GST_START_TEST (test_border_rules)
         (i >= 0 && i < 4) ? i : -1);
   }
   /* far outside, and a one-pixel frame */
-  fail_unless_equals_int (cf_border_index (-100, 4, CF_BORDER_REFLECT_101),
-      2);
+  fail_unless_equals_int (cf_border_index (-100, 4, CF_BORDER_REFLECT_101), 2);
   fail_unless_equals_int (cf_border_index (100, 4, CF_BORDER_REFLECT_101), 2);
   fail_unless_equals_int (cf_border_index (-7, 1, CF_BORDER_REFLECT_101), 0);
   fail_unless_equals_int (cf_border_index (7, 1, CF_BORDER_REPLICATE), 0);
@@ -133,7 +132,7 @@ fill (guint8 * p, int w, int h, int ch, Content content, GRand * rand)
           case CONTENT_RANDOM:
             *v = g_rand_int_range (rand, 0, 256);
             break;
-          case CONTENT_EDGES:   /* a checkerboard of 5-pixel squares */
+          case CONTENT_EDGES:  /* a checkerboard of 5-pixel squares */
             *v = (((x / 5) + (y / 5) + c) & 1) ? 255 : 0;
             break;
           case CONTENT_GRADIENT:
@@ -155,8 +154,7 @@ GST_START_TEST (test_reference_is_a_true_gaussian)
 
   for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
     for (ch = 1; ch <= 4; ch++) {
-      for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT;
-          border++) {
+      for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++) {
         for (content = CONTENT_RANDOM; content <= CONTENT_SOLID; content++) {
           /* vertical sigma differs from the horizontal one */
           double sx = sigmas[s], sy = sigmas[s] * 0.7;

@@ -62,7 +62,7 @@ reference_plane (GstVideoFrame * in, guint p, const Settings * s,
               1) >> hsub : cf_blur_radius_for_sigma (sy)) : 0,
       CF_BLUR_V_BITS, &ky);
 
-  *row_bytes = (gsize) w * channels;
+  *row_bytes = (gsize) w *channels;
   *rows = h;
   out = g_malloc (*row_bytes * h);
   cf_ref_blur_plane (GST_VIDEO_FRAME_PLANE_DATA (in, p),
@@ -150,8 +150,7 @@ check_formats (const gchar * launch, const GstVideoFormat * formats,
           break;
         apply (h, &settings[k]);
         check_frame (h, formats[f], sizes[z].w, sizes[z].h, 0, &settings[k]);
-        check_frame (h, formats[f], sizes[z].w, sizes[z].h, 24,
-            &settings[k]);
+        check_frame (h, formats[f], sizes[z].w, sizes[z].h, 24, &settings[k]);
       }
     }
     gst_harness_teardown (h);

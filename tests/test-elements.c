@@ -6,30 +6,37 @@
 
 #include "cf-test-util.h"
 
-GST_START_TEST (test_registered_and_documented)
+static void
+check_registered (const gchar * name, const gchar * klass)
 {
-  GstElementFactory *f = gst_element_factory_find ("cudagray");
+  GstElementFactory *f = gst_element_factory_find (name);
   GSList *cats, *l;
   gboolean own_category = FALSE, base_category = FALSE;
 
-  fail_unless (f != NULL, "cudagray is not registered");
+  fail_unless (f != NULL, "%s is not registered", name);
   fail_unless_equals_string (gst_element_factory_get_metadata (f,
-          GST_ELEMENT_METADATA_KLASS), "Filter/Converter/Video/Hardware");
+          GST_ELEMENT_METADATA_KLASS), klass);
   fail_unless (strlen (gst_element_factory_get_metadata (f,
               GST_ELEMENT_METADATA_DESCRIPTION)) > 20);
   fail_unless_equals_int (gst_element_factory_get_num_pad_templates (f), 2);
   gst_object_unref (f);
 
   /* loading the element initialises its debug categories */
-  gst_object_unref (gst_element_factory_make ("cudagray", NULL));
+  gst_object_unref (gst_element_factory_make (name, NULL));
   cats = gst_debug_get_all_categories ();
   for (l = cats; l; l = l->next) {
-    const gchar *name = gst_debug_category_get_name (l->data);
-    own_category |= g_str_equal (name, "cudagray");
-    base_category |= g_str_equal (name, "cudafiltersbase");
+    const gchar *cat = gst_debug_category_get_name (l->data);
+    own_category |= g_str_equal (cat, name);
+    base_category |= g_str_equal (cat, "cudafiltersbase");
   }
   g_slist_free (cats);
   fail_unless (own_category && base_category);
+}
+
+GST_START_TEST (test_registered_and_documented)
+{
+  check_registered ("cudagray", "Filter/Converter/Video/Hardware");
+  check_registered ("cudablur", "Filter/Effect/Video/Hardware");
 }
 
 GST_END_TEST;
@@ -83,11 +90,11 @@ answer_caps_query (GstPad * pad, GstObject * parent, GstQuery * query)
   return TRUE;
 }
 
-/* What the element's src pad offers when upstream offers @upstream */
+/* What @element's src pad offers when upstream offers @upstream */
 static GstCaps *
-src_caps_for (const gchar * upstream)
+src_caps_of (const gchar * element, const gchar * upstream)
 {
-  GstElement *e = gst_element_factory_make ("cudagray", NULL);
+  GstElement *e = gst_element_factory_make (element, NULL);
   GstPad *peer = gst_pad_new ("peer", GST_PAD_SRC);
   GstPad *sink = gst_element_get_static_pad (e, "sink");
   GstPad *src = gst_element_get_static_pad (e, "src");
@@ -106,6 +113,12 @@ src_caps_for (const gchar * upstream)
   gst_object_unref (src);
   gst_object_unref (e);
   return caps;
+}
+
+static GstCaps *
+src_caps_for (const gchar * upstream)
+{
+  return src_caps_of ("cudagray", upstream);
 }
 
 static void
@@ -153,6 +166,43 @@ GST_START_TEST (test_caps_transform)
       "video/x-raw, format=GRAY8, width=8, height=8, framerate=30/1; "
       "video/x-raw(memory:CUDAMemory), format={NV12, I420}, width=8, "
       "height=8, framerate=30/1");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_blur_properties_and_caps)
+{
+  GstElement *e = gst_element_factory_make ("cudablur", NULL);
+  gdouble sigma, sigma_y;
+  gint radius, border;
+  GParamSpec *pspec;
+
+  g_object_get (e, "sigma", &sigma, "sigma-y", &sigma_y, "radius", &radius,
+      "border", &border, NULL);
+  fail_unless (sigma == 1.2 && sigma_y == -1);
+  fail_unless_equals_int (radius, 0);
+  fail_unless_equals_int (border, CF_BORDER_REPLICATE);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "sigma");
+  fail_unless (pspec->flags & GST_PARAM_MUTABLE_PLAYING);
+  fail_unless (pspec->flags & GST_PARAM_CONTROLLABLE);
+  /* no cap below 50 (GPU peers stop at a 15x15 mask or 32 taps) */
+  fail_unless (G_PARAM_SPEC_DOUBLE (pspec)->maximum >= 50);
+  gst_util_set_object_arg (G_OBJECT (e), "border", "reflect-101");
+  g_object_get (e, "border", &border, NULL);
+  fail_unless_equals_int (border, CF_BORDER_REFLECT_101);
+  /* sigma 0 in either memory type: the input's caps are the output's */
+  gst_object_unref (e);
+
+  /* the format stays, the memory type may change; GRAY8 and xRGB only in
+   * system memory */
+  assert_caps_equal (src_caps_of ("cudablur", "video/x-raw, format=NV12, "
+          "width=33, height=17, framerate=30/1"),
+      "video/x-raw, format=NV12, width=33, height=17, framerate=30/1; "
+      "video/x-raw(memory:CUDAMemory), format=NV12, width=33, height=17, "
+      "framerate=30/1");
+  assert_caps_equal (src_caps_of ("cudablur", "video/x-raw, format=GRAY8, "
+          "width=8, height=8, framerate=30/1"),
+      "video/x-raw, format=GRAY8, width=8, height=8, framerate=30/1");
 }
 
 GST_END_TEST;
@@ -208,6 +258,7 @@ elements_suite (void)
   tcase_add_test (tc, test_registered_and_documented);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_caps_transform);
+  tcase_add_test (tc, test_blur_properties_and_caps);
   tcase_add_test (tc, test_start_error_names_the_cause);
   return s;
 }

@@ -325,8 +325,7 @@ GST_START_TEST (test_blur_large_frames)
   run_blur_case (641, 479, 4, 50, 50, CF_BORDER_REFLECT_101, PITCH_PADDED,
       FALSE);
   /* a solid frame stays exactly solid */
-  run_blur_case (1921, 1081, 4, 5, 5, CF_BORDER_REPLICATE, PITCH_PADDED,
-      TRUE);
+  run_blur_case (1921, 1081, 4, 5, 5, CF_BORDER_REPLICATE, PITCH_PADDED, TRUE);
 }
 
 GST_END_TEST;
