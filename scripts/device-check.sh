@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The whole check on a GPU machine, in one call (see docs/development.md):
 # the test suite, real gst-launch pipelines, the benchmarks, and the suite
-# again under compute-sanitizer memcheck (slowest, so last).  Logs and CSV go to $OUT
-# (or ./device-out).  Run from the project root, after
-# `bash ../shared/device/pack.sh`, as: bash scripts/device-check.sh
+# again under compute-sanitizer memcheck and racecheck (slowest, so last).
+# Logs and CSV go to $OUT (or ./device-out).  Run from the project root,
+# after `bash scripts/device-pack.sh`, with carry [".device", "build-device"],
+# as: bash scripts/device-check.sh
 set -uo pipefail
+export BUILD=${BUILD:-$PWD/build-device}
 out=${OUT:-device-out}
 mkdir -p "$out"
 run=".device/run.sh"
@@ -33,14 +35,14 @@ echo "--- bad device-id (must fail with a clear error)"
 bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray device-id=7 ! fakesink 2>&1 | head -4
 
 step "example: an application sharing its CUDA context"
-bash $run build/examples/shared-context 2>&1 | grep -v "^0:00" || status=1
+bash $run $BUILD/examples/shared-context 2>&1 | grep -v "^0:00" || status=1
 
 step "kernel benchmark"
-bash $run build/bench/kernel-bench --csv "$out/kernels.csv" 2>&1 | tee "$out/kernel-bench.log" || status=1
+bash $run $BUILD/bench/kernel-bench --csv "$out/kernels.csv" 2>&1 | tee "$out/kernel-bench.log" || status=1
 
 step "pipeline benchmark"
 for i in 1 2 3; do
-  bash $run build/bench/pipeline-bench --csv "$out/pipelines.csv" 2>&1 | tee -a "$out/pipeline-bench.log" || status=1
+  bash $run $BUILD/bench/pipeline-bench --csv "$out/pipelines.csv" 2>&1 | tee -a "$out/pipeline-bench.log" || status=1
 done
 
 step "test suite under compute-sanitizer memcheck"

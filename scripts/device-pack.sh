@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Packs ./build for the GPU machine (see docs/development.md): strips debug
-# information from the build's binaries so that build + .device stay under
-# the device tool's 64 MiB, then runs the shared pack script.
+# Packs a build for the GPU machine (see docs/development.md): $BUILD, by
+# default build-device, configured with -Dgpu_archs=90 (all five
+# architectures make every binary ~27 MB).  Strips debug information from
+# its binaries so that it and .device stay under the device tool's 64 MiB,
+# then runs the shared pack script.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-find build -type f \( -name '*.so' -o -name '*.a' -o -perm -u+x \) \
+export BUILD=${BUILD:-build-device}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  NVCC=$nvcc meson setup "$BUILD" -Dgpu_archs=90 >/dev/null
+fi
+meson compile -C "$BUILD" >/dev/null
+find "$BUILD" -type f \( -name '*.so' -o -name '*.a' -o -perm -u+x \) \
   -exec sh -c 'head -c4 "$1" | grep -q ELF && strip --strip-debug "$1"' _ {} \;
 # per-test registries are remade where the tests run
-find build -name "*.registry" -delete
+find "$BUILD" -name "*.registry" -delete
 bash ../shared/device/pack.sh "$@"
-du -sh build .device
+du -sh "$BUILD" .device
+echo "run there with carry [\".device\", \"$BUILD\"] and BUILD=\$PWD/$BUILD in the command"
