@@ -290,7 +290,7 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   }
   scratch = gst_cuda_filters_base_get_scratch (base, scratch_size);
   if (!scratch)
-    return 2;                   /* cudaErrorMemoryAllocation */
+    return CF_ERROR_MEMORY_ALLOCATION;
 
   for (p = 0; err == 0 && p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];

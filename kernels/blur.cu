@@ -344,33 +344,27 @@ __launch_bounds__ (kVThreads)
   }
 }
 
-struct DeviceLimits
-{
-  int sms, smem_optin;
-};
-
+/* The most shared memory a block of this device may have */
 cudaError_t
-device_limits (DeviceLimits * l)
+smem_limit (int *bytes)
 {
   int dev;
   cudaError_t e = cudaGetDevice (&dev);
   if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute (&l->sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute (&l->smem_optin,
-        cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    e = cudaDeviceGetAttribute (bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+        dev);
   return e;
 }
 
 template < int C, int R > cudaError_t
 launch_h (const uint8_t * src, size_t src_pitch, uint16_t * t, size_t t_pitch,
-    int width, int height, const BlurArgs & a, const DeviceLimits & lim,
+    int width, int height, const BlurArgs & a, int smem_max,
     cudaStream_t stream)
 {
   const int r = R ? R : a.rx;
   const int span = (kHThreads * kHPix + 2 * r) * C;
   size_t smem = sizeof (float) * kHRows * (span + 4 * (span / 16) + 4);
-  if (smem > (size_t) lim.smem_optin)
+  if (smem > (size_t) smem_max)
     return cudaErrorInvalidConfiguration;
   if (smem > 48 * 1024) {
     cudaError_t e = cudaFuncSetAttribute (blur_h_kernel < C, R >,
@@ -403,26 +397,26 @@ launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, uint16_t * t, size_t t_pitch,
     const BlurArgs & a, cudaStream_t stream)
 {
-  DeviceLimits lim;
-  cudaError_t e = device_limits (&lim);
+  int smem_max;
+  cudaError_t e = smem_limit (&smem_max);
   if (e != cudaSuccess)
     return e;
 
   if (a.rx <= 4)
-    e = launch_h < C, 4 > (src, src_pitch, t, t_pitch, width, height, a, lim,
-        stream);
+    e = launch_h < C, 4 > (src, src_pitch, t, t_pitch, width, height, a,
+        smem_max, stream);
   else if (a.rx <= 8)
-    e = launch_h < C, 8 > (src, src_pitch, t, t_pitch, width, height, a, lim,
-        stream);
+    e = launch_h < C, 8 > (src, src_pitch, t, t_pitch, width, height, a,
+        smem_max, stream);
   else if (a.rx <= 16)
     e = launch_h < C, 16 > (src, src_pitch, t, t_pitch, width, height, a,
-        lim, stream);
+        smem_max, stream);
   else if (a.rx <= 32)
     e = launch_h < C, 32 > (src, src_pitch, t, t_pitch, width, height, a,
-        lim, stream);
+        smem_max, stream);
   else
-    e = launch_h < C, 0 > (src, src_pitch, t, t_pitch, width, height, a, lim,
-        stream);
+    e = launch_h < C, 0 > (src, src_pitch, t, t_pitch, width, height, a,
+        smem_max, stream);
   if (e != cudaSuccess)
     return e;
 

@@ -24,6 +24,9 @@ typedef struct CUstream_st *CfStream;
 /* 0 on success, else a cudaError_t value. */
 typedef int CfError;
 
+/* cudaErrorMemoryAllocation, for callers without the CUDA headers */
+#define CF_ERROR_MEMORY_ALLOCATION 2
+
 const char *cf_error_name (CfError err);
 
 /* Number of CUDA devices the runtime sees; 0 when there is no driver or GPU. */

@@ -2,6 +2,9 @@
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
+static_assert (CF_ERROR_MEMORY_ALLOCATION == cudaErrorMemoryAllocation,
+    "the header's copy of the CUDA error code");
+
 extern "C" const char *
 cf_error_name (CfError err)
 {

@@ -10,6 +10,13 @@
 
 #define POISON 0xa5
 
+typedef enum
+{
+  PITCH_TIGHT,                  /* row bytes exactly */
+  PITCH_PADDED,                 /* padded past a multiple of 256: vector paths */
+  PITCH_MISALIGNED,             /* odd pitch and start: scalar paths */
+} PitchMode;
+
 static const struct
 {
   const gchar *name;
@@ -26,87 +33,110 @@ static const struct
   {1, 1}, {3, 7}, {16, 1}, {17, 5}, {1, 33}, {64, 2}, {1921, 1081},
 };
 
-typedef enum
-{
-  PITCH_TIGHT,                  /* row bytes exactly */
-  PITCH_PADDED,                 /* padded to a multiple of 256, vector path */
-  PITCH_MISALIGNED,             /* odd pitch and base offset: scalar path */
-} PitchMode;
 
 #define CUDA_OK(call) G_STMT_START {                                    \
   cudaError_t _e = (call);                                              \
   fail_unless (_e == cudaSuccess, "%s: %s", #call, cudaGetErrorName (_e)); \
 } G_STMT_END
 
+/* One kernel run on a source and a destination plane, in host and device
+ * memory: random source, poisoned destination, and after the run every
+ * byte of the destination allocation compared with the expected one
+ * (padding and the bytes before a misaligned start included: they must
+ * keep their poison). */
+typedef struct
+{
+  gsize src_pitch, dst_pitch, src_off, dst_off, src_size, dst_size;
+  guint8 *src, *want;           /* host: the source, the expected output */
+  guint8 *d_src, *d_dst;        /* device */
+} PlaneCase;
+
+static void
+plane_case_init (PlaneCase * pc, gsize src_row, gsize dst_row, gint rows,
+    PitchMode mode)
+{
+  memset (pc, 0, sizeof (*pc));
+  pc->src_pitch = src_row;
+  pc->dst_pitch = dst_row;
+  if (mode == PITCH_PADDED) {
+    pc->src_pitch = GST_ROUND_UP_N (src_row, 256) + 256;
+    pc->dst_pitch = GST_ROUND_UP_N (dst_row, 256) + 256;
+  } else if (mode == PITCH_MISALIGNED) {
+    pc->src_pitch = src_row + 3;
+    pc->dst_pitch = dst_row + 1;
+    pc->src_off = 5;
+    pc->dst_off = 3;
+  }
+  pc->src_size = pc->src_off + pc->src_pitch * rows;
+  pc->dst_size = pc->dst_off + pc->dst_pitch * rows;
+  pc->src = g_malloc (pc->src_size);
+  pc->want = g_malloc (pc->dst_size);
+  cf_test_fill_random (rand_, pc->src, pc->src_size);
+  memset (pc->want, POISON, pc->dst_size);
+  CUDA_OK (cudaMalloc ((void **) &pc->d_src, pc->src_size));
+  CUDA_OK (cudaMalloc ((void **) &pc->d_dst, pc->dst_size));
+  CUDA_OK (cudaMemset (pc->d_dst, POISON, pc->dst_size));
+}
+
+/* after the source (pc->src) is final: copies it to the device */
+static void
+plane_case_upload (PlaneCase * pc)
+{
+  CUDA_OK (cudaMemcpy (pc->d_src, pc->src, pc->src_size,
+          cudaMemcpyHostToDevice));
+}
+
+/* the launch's result @err, then the comparison; frees everything */
+static void
+plane_case_finish (PlaneCase * pc, CfError err, const gchar * what)
+{
+  guint8 *got = g_malloc (pc->dst_size);
+  guint64 bad = 0;
+  gsize x;
+
+  fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaMemcpy (got, pc->d_dst, pc->dst_size, cudaMemcpyDeviceToHost));
+  for (x = 0; x < pc->dst_size; x++) {
+    if (got[x] != pc->want[x] && bad++ == 0)
+      g_printerr ("%s: byte %" G_GSIZE_FORMAT " got %u want %u\n", what, x,
+          got[x], pc->want[x]);
+  }
+  fail_unless (bad == 0, "%s: %" G_GUINT64_FORMAT " bytes differ from the "
+      "CPU reference", what, bad);
+  CUDA_OK (cudaFree (pc->d_src));
+  CUDA_OK (cudaFree (pc->d_dst));
+  g_free (pc->src);
+  g_free (pc->want);
+  g_free (got);
+}
+
 static void
 run_case (CfPackedLayout layout, const gchar * name, CfGrayMatrix matrix,
     gint w, gint h, PitchMode mode, gboolean solid)
 {
   gsize row = (gsize) w * layout.bytes_per_pixel;
-  gsize src_pitch = row, dst_pitch = w, src_off = 0, dst_off = 0;
-  gsize src_size, dst_size;
-  guint8 *src, *want, *got, *d_src, *d_dst;
+  gchar *what = g_strdup_printf ("gray %s matrix %d %dx%d pitch mode %d%s",
+      name, matrix, w, h, mode, solid ? " solid" : "");
+  PlaneCase pc;
   gint y, x;
-  guint64 bad = 0;
-  CfError err;
 
-  if (mode == PITCH_PADDED) {
-    src_pitch = GST_ROUND_UP_N (row, 256) + 256;
-    dst_pitch = GST_ROUND_UP_N ((gsize) w, 256) + 256;
-  } else if (mode == PITCH_MISALIGNED) {
-    src_pitch = row + 3;
-    dst_pitch = w + 5;
-    src_off = 1;
-    dst_off = 3;
-  }
-  src_size = src_off + src_pitch * h;
-  dst_size = dst_off + dst_pitch * h;
-
-  src = g_malloc (src_size);
-  cf_test_fill_random (rand_, src, src_size);
+  plane_case_init (&pc, row, w, h, mode);
   if (solid) {
     guint8 px[4];
     cf_test_fill_random (rand_, px, 4);
     for (y = 0; y < h; y++)
       for (x = 0; x < (gint) row; x++)
-        src[src_off + y * src_pitch + x] = px[x % layout.bytes_per_pixel];
+        pc.src[pc.src_off + y * pc.src_pitch + x] =
+            px[x % layout.bytes_per_pixel];
   }
-  want = g_malloc (dst_size);
-  got = g_malloc (dst_size);
-  memset (want, POISON, dst_size);
-  cf_ref_gray_from_packed (src + src_off, src_pitch, want + dst_off,
-      dst_pitch, w, h, layout, matrix);
-
-  CUDA_OK (cudaMalloc ((void **) &d_src, src_size));
-  CUDA_OK (cudaMalloc ((void **) &d_dst, dst_size));
-  CUDA_OK (cudaMemcpy (d_src, src, src_size, cudaMemcpyHostToDevice));
-  CUDA_OK (cudaMemset (d_dst, POISON, dst_size));
-
-  err = cf_gray_from_packed (d_src + src_off, src_pitch, d_dst + dst_off,
-      dst_pitch, w, h, layout, matrix, NULL);
-  fail_unless (err == 0, "launch: %s", cf_error_name (err));
-  CUDA_OK (cudaDeviceSynchronize ());
-  CUDA_OK (cudaMemcpy (got, d_dst, dst_size, cudaMemcpyDeviceToHost));
-
-  /* every byte, padding included: written where it should be, poison
-   * where it should not */
-  for (x = 0; x < (gint) dst_size; x++) {
-    if (got[x] != want[x]) {
-      if (!bad)
-        g_printerr ("%s matrix %d %dx%d mode %d: byte %d got %u want %u\n",
-            name, matrix, w, h, mode, x, got[x], want[x]);
-      bad++;
-    }
-  }
-  fail_unless (bad == 0, "%s matrix %d %dx%d pitch mode %d%s: %"
-      G_GUINT64_FORMAT " bytes differ from the CPU reference", name, matrix,
-      w, h, mode, solid ? " solid" : "", bad);
-
-  CUDA_OK (cudaFree (d_src));
-  CUDA_OK (cudaFree (d_dst));
-  g_free (src);
-  g_free (want);
-  g_free (got);
+  plane_case_upload (&pc);
+  cf_ref_gray_from_packed (pc.src + pc.src_off, pc.src_pitch,
+      pc.want + pc.dst_off, pc.dst_pitch, w, h, layout, matrix);
+  plane_case_finish (&pc, cf_gray_from_packed (pc.d_src + pc.src_off,
+          pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h, layout,
+          matrix, NULL), what);
+  g_free (what);
 }
 
 GST_START_TEST (test_gpu_equals_reference)
@@ -135,65 +165,31 @@ GST_START_TEST (test_gpu_solid_colour)
 
 GST_END_TEST;
 
-/* copy and fill of row_bytes x rows, every byte of the destination
- * allocation compared (padding must keep its poison) */
+/* copy and fill of row_bytes x rows */
 static void
 run_plane_case (gboolean fill, gsize row_bytes, gint rows, PitchMode mode)
 {
-  gsize src_pitch = row_bytes, dst_pitch = row_bytes, src_off = 0, dst_off = 0;
-  gsize src_size, dst_size, x;
-  guint8 *src, *want, *got, *d_src, *d_dst, value = 0x5c;
+  gchar *what = g_strdup_printf ("%s %" G_GSIZE_FORMAT "x%d pitch mode %d",
+      fill ? "fill" : "copy", row_bytes, rows, mode);
+  const guint8 value = 0x5c;
+  PlaneCase pc;
   gint y;
-  guint64 bad = 0;
-  CfError err;
 
-  if (mode == PITCH_PADDED) {
-    src_pitch = GST_ROUND_UP_N (row_bytes, 256) + 256;
-    dst_pitch = GST_ROUND_UP_N (row_bytes, 512);
-  } else if (mode == PITCH_MISALIGNED) {
-    src_pitch = row_bytes + 3;
-    dst_pitch = row_bytes + 1;
-    src_off = 5;
-    dst_off = 1;
-  }
-  src_size = src_off + src_pitch * rows;
-  dst_size = dst_off + dst_pitch * rows;
-  src = g_malloc (src_size);
-  want = g_malloc (dst_size);
-  got = g_malloc (dst_size);
-  cf_test_fill_random (rand_, src, src_size);
-  memset (want, POISON, dst_size);
+  plane_case_init (&pc, row_bytes, row_bytes, rows, mode);
+  plane_case_upload (&pc);
   for (y = 0; y < rows; y++) {
+    guint8 *want = pc.want + pc.dst_off + y * pc.dst_pitch;
     if (fill)
-      memset (want + dst_off + y * dst_pitch, value, row_bytes);
+      memset (want, value, row_bytes);
     else
-      memcpy (want + dst_off + y * dst_pitch, src + src_off + y * src_pitch,
-          row_bytes);
+      memcpy (want, pc.src + pc.src_off + y * pc.src_pitch, row_bytes);
   }
-
-  CUDA_OK (cudaMalloc ((void **) &d_src, src_size));
-  CUDA_OK (cudaMalloc ((void **) &d_dst, dst_size));
-  CUDA_OK (cudaMemcpy (d_src, src, src_size, cudaMemcpyHostToDevice));
-  CUDA_OK (cudaMemset (d_dst, POISON, dst_size));
-  if (fill)
-    err = cf_fill_plane (d_dst + dst_off, dst_pitch, row_bytes, rows, value,
-        NULL);
-  else
-    err = cf_copy_plane (d_src + src_off, src_pitch, d_dst + dst_off,
-        dst_pitch, row_bytes, rows, NULL);
-  fail_unless (err == 0, "launch: %s", cf_error_name (err));
-  CUDA_OK (cudaDeviceSynchronize ());
-  CUDA_OK (cudaMemcpy (got, d_dst, dst_size, cudaMemcpyDeviceToHost));
-  for (x = 0; x < dst_size; x++)
-    bad += got[x] != want[x];
-  fail_unless (bad == 0, "%s %" G_GSIZE_FORMAT "x%d pitch mode %d: %"
-      G_GUINT64_FORMAT " bytes wrong", fill ? "fill" : "copy", row_bytes,
-      rows, mode, bad);
-  CUDA_OK (cudaFree (d_src));
-  CUDA_OK (cudaFree (d_dst));
-  g_free (src);
-  g_free (want);
-  g_free (got);
+  plane_case_finish (&pc, fill ?
+      cf_fill_plane (pc.d_dst + pc.dst_off, pc.dst_pitch, row_bytes, rows,
+          value, NULL) :
+      cf_copy_plane (pc.d_src + pc.src_off, pc.src_pitch,
+          pc.d_dst + pc.dst_off, pc.dst_pitch, row_bytes, rows, NULL), what);
+  g_free (what);
 }
 
 GST_START_TEST (test_plane_copy_and_fill)
@@ -221,68 +217,34 @@ run_blur_case (gint w, gint h, gint channels, double sx, double sy,
     CfBorder border, PitchMode mode, gboolean solid)
 {
   gsize row = (gsize) w * channels;
-  gsize src_pitch = row, dst_pitch = row, src_off = 0, dst_off = 0;
-  gsize src_size, dst_size, x;
-  guint8 *src, *want, *got, *d_src, *d_dst;
-  void *d_scratch;
-  guint8 bv[4];
+  gsize scratch_size = cf_blur_scratch_bytes (w, h, channels);
+  gchar *what = g_strdup_printf ("blur %dx%d, %d channels, sigma %g x %g, "
+      "border %d, pitch mode %d%s", w, h, channels, sx, sy, border, mode,
+      solid ? " solid" : "");
   CfBlurKernel kx, ky;
-  guint64 bad = 0;
-  CfError err;
+  guint8 bv[4];
+  void *scratch;
+  PlaneCase pc;
 
-  if (mode == PITCH_PADDED) {
-    src_pitch = GST_ROUND_UP_N (row, 256) + 256;
-    dst_pitch = GST_ROUND_UP_N (row, 512);
-  } else if (mode == PITCH_MISALIGNED) {
-    src_pitch = row + 3;
-    dst_pitch = row + 1;
-    src_off = 5;
-    dst_off = 1;
-  }
-  src_size = src_off + src_pitch * h;
-  dst_size = dst_off + dst_pitch * h;
-  src = g_malloc (src_size);
-  want = g_malloc (dst_size);
-  got = g_malloc (dst_size);
-  cf_test_fill_random (rand_, src, src_size);
+  plane_case_init (&pc, row, row, h, mode);
   cf_test_fill_random (rand_, bv, 4);
   if (solid)
-    memset (src, bv[1], src_size);
-  memset (want, POISON, dst_size);
+    memset (pc.src, bv[1], pc.src_size);
+  plane_case_upload (&pc);
   fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
           CF_BLUR_H_BITS, &kx) == 0);
   fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
           CF_BLUR_V_BITS, &ky) == 0);
-  cf_ref_blur_plane (src + src_off, src_pitch, want + dst_off, dst_pitch, w,
-      h, channels, &kx, &ky, border, bv);
-
-  CUDA_OK (cudaMalloc ((void **) &d_src, src_size));
-  CUDA_OK (cudaMalloc ((void **) &d_dst, dst_size));
-  CUDA_OK (cudaMemcpy (d_src, src, src_size, cudaMemcpyHostToDevice));
-  CUDA_OK (cudaMemset (d_dst, POISON, dst_size));
-  CUDA_OK (cudaMalloc (&d_scratch, cf_blur_scratch_bytes (w, h, channels)));
-  CUDA_OK (cudaMemset (d_scratch, POISON, cf_blur_scratch_bytes (w, h,
-              channels)));
-  err = cf_blur_plane (d_src + src_off, src_pitch, d_dst + dst_off, dst_pitch,
-      w, h, channels, &kx, &ky, border, bv, d_scratch, NULL);
-  fail_unless (err == 0, "launch: %s", cf_error_name (err));
-  CUDA_OK (cudaDeviceSynchronize ());
-  CUDA_OK (cudaMemcpy (got, d_dst, dst_size, cudaMemcpyDeviceToHost));
-  for (x = 0; x < dst_size; x++) {
-    if (got[x] != want[x] && bad++ == 0)
-      g_printerr ("blur %dx%d c%d sigma %g/%g border %d mode %d: byte %"
-          G_GSIZE_FORMAT " got %u want %u\n", w, h, channels, sx, sy, border,
-          mode, x, got[x], want[x]);
-  }
-  fail_unless (bad == 0, "blur %dx%d, %d channels, sigma %g x %g, border %d, "
-      "pitch mode %d: %" G_GUINT64_FORMAT " bytes differ", w, h, channels, sx,
-      sy, border, mode, bad);
-  CUDA_OK (cudaFree (d_src));
-  CUDA_OK (cudaFree (d_dst));
-  CUDA_OK (cudaFree (d_scratch));
-  g_free (src);
-  g_free (want);
-  g_free (got);
+  cf_ref_blur_plane (pc.src + pc.src_off, pc.src_pitch, pc.want + pc.dst_off,
+      pc.dst_pitch, w, h, channels, &kx, &ky, border, bv);
+  /* the intermediate plane starts poisoned too */
+  CUDA_OK (cudaMalloc (&scratch, scratch_size));
+  CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  plane_case_finish (&pc, cf_blur_plane (pc.d_src + pc.src_off,
+          pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h, channels,
+          &kx, &ky, border, bv, scratch, NULL), what);
+  CUDA_OK (cudaFree (scratch));
+  g_free (what);
 }
 
 /* every channel count, border and sigma on small odd frames (radius larger
