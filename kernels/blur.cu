@@ -5,9 +5,10 @@
  * consecutive pixels, so each tap it reads serves up to P outputs, and
  * writes t (see the header) as 16-bit values to a scratch plane.
  * Vertical: each thread takes two channel columns of t down a run of rows,
- * keeping the last 2R+1 rows in registers (radius buckets 4 to 32, every
- * ring index a compile-time constant), or reading its 2r+1 taps from the
- * cache for larger radii; it writes the output bytes.
+ * keeping the 2R+1 rows a sum needs, and the next 3 already being loaded,
+ * in registers (radius buckets 4 to 32, every ring index a compile-time
+ * constant), or reading its taps from the cache for larger radii, 8 outputs
+ * at a time; it writes the output bytes.
  *
  * Two passes move 6 bytes per channel value (the 8-bit input, the 16-bit t
  * written and read back, the 8-bit output) where one fused pass would move
@@ -286,25 +287,29 @@ __launch_bounds__ (kVThreads)
   };
 
   if (R) {
-    constexpr int N = 2 * R + 1;
-    float ring0[R ? N : 1], ring1[R ? N : 1];
-    /* rows y0 - R .. y0 + R - 1 fill all but the last slot */
+    /* the ring has room for PF rows beyond the 2R+1 a sum needs: the load
+     * of a row is issued PF steps before its first use, so its latency
+     * overlaps the sums in between; a turn is M steps, so every slot index
+     * is a constant */
+    constexpr int PF = 3;
+    constexpr int M = 2 * R + 1 + PF;
+    float ring0[R ? M : 1], ring1[R ? M : 1];
 #pragma unroll
-    for (int k = 0; k < N - 1; k++)
-      load (y0 - R + k, ring0[k], ring1[k]);
-    /* output y needs rows y - R .. y + R; a turn loads N rows into slots
-     * N-1, 0, 1, ..., N-2 in that order */
-    for (int yb = y0; yb < y1; yb += N) {
+    for (int m = 0; m < M - 1; m++)
+      load (y0 - R + m, ring0[m], ring1[m]);
+    for (int yb = y0; yb < y1; yb += M) {
 #pragma unroll
-      for (int k = 0; k < N; k++) {
+      for (int k = 0; k < M; k++) {
         const int y = yb + k;
-        const int slot = (k + N - 1) % N;
         if (y < y1) {
-          load (y + R, ring0[slot], ring1[slot]);
+          /* row y+R+PF goes into the slot of row y-R-1, done with */
+          const int slot = (k + M - 1) % M;
+          load (y + R + PF, ring0[slot], ring1[slot]);
+          /* row y-R+m sits in slot (k+m) % M */
           float s0 = 0.0f, s1 = 0.0f;
 #pragma unroll
           for (int j = -R; j <= R; j++) {
-            const int sl = (k + N + j + R) % N;
+            const int sl = (k + j + R) % M;
             const float w = a.wy[j < 0 ? -j : j];
             s0 = __fmaf_rn (w, ring0[sl], s0);
             s1 = __fmaf_rn (w, ring1[sl], s1);
