@@ -15,6 +15,8 @@
  * - floor: bytes that must move (each input byte read once, each output
  *   byte written once) over the bandwidth of a 512 MiB device-to-device
  *   copy (bytes read + written over its median time);
+ *   (an analysis kernel writes next to nothing: its floor is the frame's
+ *   bytes read, at that rate)
  * - copy: a device-to-device cudaMemcpyAsync moving the same bytes (half
  *   read, half written), per launch: the fixed cost any single launch of
  *   this size pays. */
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include <cmath>
+#include <cub/device/device_histogram.cuh>
 #include <cuda_runtime.h>
 
 #include "cudafilters-kernels.h"
@@ -357,6 +360,110 @@ bench_luma_copy (int w, int h, double bandwidth, std::mt19937 & rng)
       bytes / bandwidth * 1e6, same_traffic_copy_us (bytes)};
 }
 
+/* Histograms of every channel; planes = 1 (packed, bpp bytes per pixel) or
+ * NV12 (luma plane + interleaved chroma plane).  With cub, times CUB's
+ * DeviceHistogram::MultiHistogramEven on the same packed frames instead. */
+static Row
+bench_hist (int w, int h, int bpp, bool nv12, bool solid, bool cub,
+    double bandwidth, std::mt19937 & rng)
+{
+  size_t row = (size_t) w * (nv12 ? 1 : bpp);
+  int rows = nv12 ? h + (h + 1) / 2 : h;
+  size_t bytes = row * (size_t) rows;
+  int n = rotation_count (bytes);
+  Frames in (n, row, rows);
+  fill_frames (in, row, rows, solid, rng);
+  uint32_t *counts;
+  void *ws;
+  CHECK (cudaMalloc (&counts, sizeof (uint32_t) * CF_HIST_MAX_CHANNELS *
+          CF_HIST_BINS));
+  CHECK (cudaMalloc (&ws, cf_hist_workspace_bytes ()));
+  CHECK ((cudaError_t) cf_hist_workspace_init (ws, nullptr));
+
+  auto planes_of =[&](const uint8_t * frame, CfSamplePlane * pl) {
+    int np = 1;
+    pl[0] = CfSamplePlane { frame, in.pitch, w, h, nv12 ? 1 : bpp, {0, 1, 2, 3} };
+    if (nv12) {
+      pl[1] = CfSamplePlane { frame + in.pitch * h, in.pitch, (w + 1) / 2,
+          (h + 1) / 2, 2, {1, 2, -1, -1} };
+      np = 2;
+    }
+    return np;
+  };
+
+  /* correct first: frame 0 against the CPU reference */
+  std::vector < uint8_t > src (in.pitch * rows);
+  CHECK (cudaMemcpy (src.data (), in[0], src.size (), cudaMemcpyDeviceToHost));
+  const int nc = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
+  std::vector < uint32_t > want (nc), got (nc);
+  CfSamplePlane pl[CF_HIST_MAX_PLANES];
+  int np = planes_of (src.data (), pl);
+  cf_ref_hist_planes (pl, np, want.data ());
+  np = planes_of (in[0], pl);
+  CHECK (cudaMemset (counts, 0xa5, sizeof (uint32_t) * nc));
+  CHECK ((cudaError_t) cf_hist_planes (pl, np, counts, ws, nullptr));
+  CHECK (cudaMemcpy (got.data (), counts, sizeof (uint32_t) * nc,
+          cudaMemcpyDeviceToHost));
+  if (got != want) {
+    std::fprintf (stderr, "hist %dx%d: GPU differs from the CPU reference\n",
+        w, h);
+    std::exit (1);
+  }
+
+  char size[32], op[64];
+  std::snprintf (size, sizeof size, "%dx%d", w, h);
+  std::snprintf (op, sizeof op, "hist %s%s", nv12 ? "NV12" : bpp == 4 ?
+      "RGBA" : bpp == 3 ? "RGB" : "GRAY8", cub ? " (CUB)" : "");
+  std::function < void (int) > launch;
+  void *temp = nullptr;
+  size_t temp_bytes = 0;
+  /* 256 bins of width 1 from 0: our bins */
+  ::cuda::std::array < int *, 4 > cub_hist;
+  ::cuda::std::array < int, 4 > levels = { 257, 257, 257, 257 },
+      lower = { 0, 0, 0, 0 }, upper = { 256, 256, 256, 256 };
+  if (cub) {
+    for (auto & c:cub_hist)
+      CHECK (cudaMalloc (&c, 256 * sizeof (int)));
+    CHECK ((cub::DeviceHistogram::MultiHistogramEven < 4, 4 > (nullptr,
+                temp_bytes, in[0], cub_hist, levels, lower, upper, w, h,
+                in.pitch)));
+    CHECK (cudaMalloc (&temp, temp_bytes));
+    launch =[&](int i) {
+      cub::DeviceHistogram::MultiHistogramEven < 4, 4 > (temp, temp_bytes,
+          in[i], cub_hist, levels, lower, upper, w, h, in.pitch);
+    };
+    /* the same counts as ours, or the comparison means nothing */
+    launch (0);
+    for (int c = 0; c < 4; c++) {
+      std::vector < int >ch (256);
+      CHECK (cudaMemcpy (ch.data (), cub_hist[c], 256 * sizeof (int),
+              cudaMemcpyDeviceToHost));
+      for (int b = 0; b < 256; b++)
+        if ((uint32_t) ch[b] != want[c * 256 + b]) {
+          std::fprintf (stderr, "CUB's histogram differs from ours\n");
+          std::exit (1);
+        }
+    }
+  } else {
+    launch =[&](int i) {
+      CfSamplePlane p[CF_HIST_MAX_PLANES];
+      int k = planes_of (in[i], p);
+      cf_hist_planes (p, k, counts, ws, nullptr);
+    };
+  }
+  Row res { op, size, solid ? "solid" : "random", (double) bytes,
+      time_median_us (launch, g_reps), time_sustained_us (launch),
+      bytes / bandwidth * 1e6, same_traffic_copy_us (bytes)};
+  if (cub) {
+    for (auto c:cub_hist)
+      CHECK (cudaFree (c));
+    CHECK (cudaFree (temp));
+  }
+  CHECK (cudaFree (counts));
+  CHECK (cudaFree (ws));
+  return res;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -406,6 +513,17 @@ main (int argc, char **argv)
   cases.push_back ({"blur RGBA 1080p s5.0", [&] { return bench_blur (1920, 1080, 5.0, bw, rng, false); }});
   cases.push_back ({"blur direct 4K s2.0", [&] { return bench_blur (3840, 2160, 2.0, bw, rng, true); }});
   cases.push_back ({"blur direct 4K s2.6", [&] { return bench_blur (3840, 2160, 2.6, bw, rng, true); }});
+
+  cases.push_back ({"hist RGBA 720p", [&] { return bench_hist (1280, 720, 4, false, false, false, bw, rng); }});
+  cases.push_back ({"hist RGBA 1080p", [&] { return bench_hist (1920, 1080, 4, false, false, false, bw, rng); }});
+  cases.push_back ({"hist RGBA 4K", [&] { return bench_hist (3840, 2160, 4, false, false, false, bw, rng); }});
+  cases.push_back ({"hist RGBA 4K solid", [&] { return bench_hist (3840, 2160, 4, false, true, false, bw, rng); }});
+  cases.push_back ({"hist RGBA 4K CUB", [&] { return bench_hist (3840, 2160, 4, false, false, true, bw, rng); }});
+  cases.push_back ({"hist RGBA 4K CUB solid", [&] { return bench_hist (3840, 2160, 4, false, true, true, bw, rng); }});
+  cases.push_back ({"hist RGBA 8K", [&] { return bench_hist (7680, 4320, 4, false, false, false, bw, rng); }});
+  cases.push_back ({"hist RGB 4K", [&] { return bench_hist (3840, 2160, 3, false, false, false, bw, rng); }});
+  cases.push_back ({"hist NV12 4K", [&] { return bench_hist (3840, 2160, 1, true, false, false, bw, rng); }});
+  cases.push_back ({"hist NV12 4K solid", [&] { return bench_hist (3840, 2160, 1, true, true, false, bw, rng); }});
 
   std::vector < Row > rows;
   for (auto & c:cases)

@@ -456,6 +456,19 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   GST_LOG_OBJECT (self, "output %s", !outbuf ? "none" : in_place_out ?
       "written in place" : "download enqueued");
 
+  if (klass->finish) {
+    /* an analysis element waits for its results itself, holding the
+     * buffer: its frames only ever get read, and reading may overlap */
+    kerr = klass->finish (self, inbuf, (CfStream) priv->stream);
+    if (kerr != 0) {
+      step = "queueing the frame's results";
+      err_name = cf_error_name (kerr);
+      fail = FAIL_CUDA;
+      goto done;
+    }
+    goto unmap;
+  }
+
   /* 1.22's CUDA memory has no stream of its own: whoever maps it next may
    * use any stream, so the work must be finished before unmapping. */
   step = "waiting for the GPU";
@@ -527,6 +540,8 @@ release_gpu_resources (GstCudaFiltersBase * self)
   if (!priv->context)
     return;
   pushed = gst_cuda_context_push (priv->context);
+  if (pushed && GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release)
+    GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release (self);
   staging_free (&priv->upload, pushed);
   staging_free (&priv->download, pushed);
   if (pushed && priv->scratch)
@@ -712,6 +727,8 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* staging frames are sized by the caps: reallocate on the next frame */
   {
     gboolean pushed = gst_cuda_context_push (priv->context);
+    if (pushed && klass->release)
+      klass->release (self);
     staging_free (&priv->upload, pushed);
     staging_free (&priv->download, pushed);
     if (pushed)
@@ -1082,7 +1099,8 @@ gst_cuda_filters_base_init (GstCudaFiltersBase * self)
  * Device memory of at least @size bytes for the element's kernels, kept
  * (and grown when asked for more) until the element stops or changes
  * context.  Call it from process(), where the context is current; work on
- * the element's stream may use it until the next frame.
+ * the element's stream may use it until the next frame.  Newly allocated
+ * memory is zeroed (on the stream) before any use.
  *
  * Returns: a device pointer, or NULL if CUDA could not allocate it.
  */
@@ -1101,9 +1119,28 @@ gst_cuda_filters_base_get_scratch (GstCudaFiltersBase * self, gsize size)
     priv->scratch_size = 0;
     if (!gst_cuda_result (CuMemAlloc (&priv->scratch, size)))
       return NULL;
+    if (cf_fill_plane ((void *) (guintptr) priv->scratch, size, size, 1, 0,
+            (CfStream) priv->stream) != 0) {
+      gst_cuda_result (CuMemFree (priv->scratch));
+      priv->scratch = 0;
+      return NULL;
+    }
     priv->scratch_size = size;
   }
   return (gpointer) (guintptr) priv->scratch;
+}
+
+/**
+ * gst_cuda_filters_base_get_context:
+ *
+ * Returns: (transfer none) (nullable): the element's CUDA context, valid
+ * while the element runs; call from the streaming thread or the element's
+ * own vfuncs.
+ */
+GstCudaContext *
+gst_cuda_filters_base_get_context (GstCudaFiltersBase * self)
+{
+  return PRIV (self)->context;
 }
 
 /**

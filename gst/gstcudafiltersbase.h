@@ -47,6 +47,14 @@ typedef struct
  *   for analysis elements, whose frames pass through unchanged.  Return
  *   0 or the failing CUDA error; the base class turns errors into element
  *   errors.
+ * @finish: optional, for analysis elements: called after process() has
+ *   enqueued its work, with the context current, instead of the base
+ *   class's wait for the stream; the subclass takes over waiting for the
+ *   frame's work (and holds @inbuf until it is done).  Return 0 or a CUDA
+ *   error.
+ * @release: optional: the element is about to free its stream and device
+ *   memory (stop, caps or context change); no work of the subclass may
+ *   still be in flight when it returns.  Called with the context current.
  * @analysis: TRUE for analysis elements (in-place passthrough: same caps on
  *   both pads, frames never modified or copied back); set it with
  *   gst_cuda_filters_base_class_set_analysis().
@@ -60,12 +68,17 @@ struct _GstCudaFiltersBaseClass
   CfError (*process) (GstCudaFiltersBase * self, GstBuffer * inbuf,
       const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
       CfStream stream);
+  CfError (*finish) (GstCudaFiltersBase * self, GstBuffer * inbuf,
+      CfStream stream);
+  void (*release) (GstCudaFiltersBase * self);
 
   gboolean analysis;
 };
 
 gpointer gst_cuda_filters_base_get_scratch (GstCudaFiltersBase * self,
     gsize size);
+
+GstCudaContext *gst_cuda_filters_base_get_context (GstCudaFiltersBase * self);
 
 void gst_cuda_filters_base_class_set_analysis (GstCudaFiltersBaseClass *
     klass);

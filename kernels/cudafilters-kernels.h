@@ -137,6 +137,57 @@ void cf_ref_blur_plane (const void *src, size_t src_pitch,
  * under the border rule, for a frame of n; -1 for the constant value. */
 int cf_border_index (int i, int n, CfBorder border);
 
+/* ---- histograms (atomic pattern) ------------------------------------- */
+
+#define CF_HIST_BINS 256
+#define CF_HIST_MAX_CHANNELS 4
+#define CF_HIST_MAX_PLANES 3
+
+/* One plane of a region an analysis reads: width x height pixels of
+ * bytes_per_pixel (1 to 4) interleaved 8-bit samples, data pointing at the
+ * region's first pixel.  channel[i] is the channel (0 to
+ * CF_HIST_MAX_CHANNELS - 1) that byte i of a pixel belongs to, or -1 for a
+ * byte not analysed (padding). */
+typedef struct
+{
+  const void *data;
+  size_t pitch;
+  int width;
+  int height;
+  int bytes_per_pixel;
+  int channel[4];
+} CfSamplePlane;
+
+/* Device workspace cf_hist_planes() sums into: cf_hist_workspace_bytes()
+ * of device memory, zeroed once with cf_hist_workspace_init(); each launch
+ * leaves it zeroed again.  Launches sharing a workspace must be on one
+ * stream. */
+size_t cf_hist_workspace_bytes (void);
+CfError cf_hist_workspace_init (void *workspace, CfStream stream);
+
+/* counts[c * CF_HIST_BINS + v] = number of samples of value v in channel c
+ * over all planes (CF_HIST_MAX_CHANNELS * CF_HIST_BINS device words, all
+ * written; channels no plane counts into are 0).  At most
+ * CF_HIST_MAX_PLANES planes; each channel's count must stay below 2^32. */
+CfError cf_hist_planes (const CfSamplePlane * planes, int n_planes,
+    uint32_t * counts, void *workspace, CfStream stream);
+
+void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
+    uint32_t * counts);
+
+/* ---- events ----------------------------------------------------------- */
+
+/* A point in a stream the host can wait for without spinning. */
+typedef struct CUevent_st *CfEvent;
+
+CfError cf_event_create (CfEvent * event);
+CfError cf_event_record (CfEvent event, CfStream stream);
+/* Blocks the calling thread until the work before the record is done. */
+CfError cf_event_wait (CfEvent event);
+/* 1 when done, 0 when not yet, else the error of the work (negated). */
+int cf_event_done (CfEvent event);
+void cf_event_destroy (CfEvent event);
+
 /* ---- plane helpers ---------------------------------------------------- */
 
 /* Copies row_bytes x rows between two pitched device planes.  The CPU

@@ -21,3 +21,42 @@ cf_device_count (void)
   }
   return n;
 }
+
+extern "C" CfError
+cf_event_create (CfEvent * event)
+{
+  cf_forget_earlier_errors ();
+  /* blocking sync: a waiting thread sleeps instead of spinning a core */
+  return cudaEventCreateWithFlags ((cudaEvent_t *) event,
+      cudaEventDisableTiming | cudaEventBlockingSync);
+}
+
+extern "C" CfError
+cf_event_record (CfEvent event, CfStream stream)
+{
+  return cudaEventRecord ((cudaEvent_t) event, (cudaStream_t) stream);
+}
+
+extern "C" CfError
+cf_event_wait (CfEvent event)
+{
+  return cudaEventSynchronize ((cudaEvent_t) event);
+}
+
+extern "C" int
+cf_event_done (CfEvent event)
+{
+  cudaError_t err = cudaEventQuery ((cudaEvent_t) event);
+  if (err == cudaSuccess)
+    return 1;
+  if (err == cudaErrorNotReady)
+    return 0;
+  return -(int) err;
+}
+
+extern "C" void
+cf_event_destroy (CfEvent event)
+{
+  if (event)
+    (void) cudaEventDestroy ((cudaEvent_t) event);
+}

@@ -1,5 +1,6 @@
 /* The kernels against their CPU references, directly through the C API:
- * grey in every channel layout and matrix, plane copy and fill; odd sizes,
+ * grey in every channel layout and matrix, plane copy and fill, blur,
+ * histograms of every plane layout with regions; odd sizes,
  * tight, padded and misaligned pitches, random and solid frames, outputs
  * poisoned first and checked byte for byte, padding included. */
 #include <gst/check/gstcheck.h>
@@ -292,6 +293,206 @@ GST_START_TEST (test_blur_large_frames)
 
 GST_END_TEST;
 
+
+/* ---- histograms ------------------------------------------------------- */
+
+typedef enum
+{
+  CONTENT_RANDOM,
+  CONTENT_SOLID,
+  CONTENT_GRADIENT,
+  CONTENT_TWO_VALUES,           /* noise between two neighbours: short runs */
+} Content;
+
+static void
+fill_content (guint8 * data, gsize size, Content content)
+{
+  guint32 colour = g_rand_int (rand_);
+  gsize i;
+
+  cf_test_fill_random (rand_, data, size);
+  for (i = 0; content != CONTENT_RANDOM && i < size; i++) {
+    if (content == CONTENT_SOLID)
+      data[i] = (guint8) (colour >> (8 * (i % 4)));
+    else if (content == CONTENT_GRADIENT)
+      data[i] = (guint8) (i / 7);
+    else
+      data[i] = (guint8) (colour + (data[i] & 1));
+  }
+}
+
+/* Up to three planes, each with its own pitch and a region starting at
+ * (rx, ry) of rw x rh pixels; the GPU's counts, over a poisoned output,
+ * equal the CPU's, and a second launch on the same workspace gives them
+ * again (the kernel leaves its workspace zeroed). */
+typedef struct
+{
+  gint w, h, bpp;
+  gint channel[4];
+} HistPlaneSpec;
+
+static void
+run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
+    gint rw, gint rh, PitchMode mode, Content content, const gchar * what)
+{
+  CfSamplePlane host[CF_HIST_MAX_PLANES], dev[CF_HIST_MAX_PLANES];
+  guint8 *h_data[CF_HIST_MAX_PLANES], *d_data[CF_HIST_MAX_PLANES];
+  const gsize n_counts = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
+  guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
+  guint32 *d_counts;
+  void *ws;
+  gint p, run;
+
+  for (p = 0; p < n_planes; p++) {
+    const HistPlaneSpec *sp = &spec[p];
+    gsize row = (gsize) sp->w * sp->bpp, pitch = row, off = 0, size;
+    /* the region in this plane's samples: subsampled planes take the
+     * samples covering it */
+    gint sx = sp->w == spec[0].w ? rx : rx / 2;
+    gint sy = sp->h == spec[0].h ? ry : ry / 2;
+    gint sw = sp->w == spec[0].w ? rw : (rx + rw + 1) / 2 - rx / 2;
+    gint sh = sp->h == spec[0].h ? rh : (ry + rh + 1) / 2 - ry / 2;
+
+    if (mode == PITCH_PADDED)
+      pitch = GST_ROUND_UP_N (row, 256) + 256;
+    else if (mode == PITCH_MISALIGNED) {
+      pitch = row + 3;
+      off = 5;
+    }
+    size = off + pitch * sp->h;
+    h_data[p] = g_malloc (size);
+    fill_content (h_data[p], size, content);
+    CUDA_OK (cudaMalloc ((void **) &d_data[p], size));
+    CUDA_OK (cudaMemcpy (d_data[p], h_data[p], size, cudaMemcpyHostToDevice));
+    off += (gsize) sy * pitch + (gsize) sx * sp->bpp;
+    host[p] = (CfSamplePlane) {
+    h_data[p] + off, pitch, sw, sh, sp->bpp, {
+    sp->channel[0], sp->channel[1], sp->channel[2], sp->channel[3]}};
+    dev[p] = host[p];
+    dev[p].data = d_data[p] + off;
+  }
+  cf_ref_hist_planes (host, n_planes, want);
+
+  CUDA_OK (cudaMalloc ((void **) &d_counts, n_counts * 4));
+  CUDA_OK (cudaMalloc (&ws, cf_hist_workspace_bytes ()));
+  fail_unless (cf_hist_workspace_init (ws, NULL) == 0);
+  for (run = 0; run < 2; run++) {
+    CfError err;
+
+    CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
+    err = cf_hist_planes (dev, n_planes, d_counts, ws, NULL);
+    fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+    CUDA_OK (cudaDeviceSynchronize ());
+    CUDA_OK (cudaMemcpy (got, d_counts, n_counts * 4,
+            cudaMemcpyDeviceToHost));
+    for (p = 0; p < (gint) n_counts; p++) {
+      fail_unless (got[p] == want[p], "%s, run %d: channel %d value %d: "
+          "GPU counts %u, CPU %u", what, run, p / CF_HIST_BINS,
+          p % CF_HIST_BINS, got[p], want[p]);
+    }
+  }
+  for (p = 0; p < n_planes; p++) {
+    CUDA_OK (cudaFree (d_data[p]));
+    g_free (h_data[p]);
+  }
+  CUDA_OK (cudaFree (d_counts));
+  CUDA_OK (cudaFree (ws));
+  g_free (want);
+  g_free (got);
+}
+
+static const HistPlaneSpec hist_rgba = { 0, 0, 4, {0, 1, 2, 3} };
+static const HistPlaneSpec hist_xrgb = { 0, 0, 4, {-1, 0, 1, 2} };
+static const HistPlaneSpec hist_bgr = { 0, 0, 3, {2, 1, 0, -1} };
+static const HistPlaneSpec hist_gray = { 0, 0, 1, {0, -1, -1, -1} };
+
+static void
+run_hist_layouts (gint w, gint h, PitchMode mode, Content content)
+{
+  const HistPlaneSpec *packed[] = { &hist_rgba, &hist_xrgb, &hist_bgr,
+    &hist_gray
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (packed); i++) {
+    HistPlaneSpec sp = *packed[i];
+    gchar *what = g_strdup_printf ("hist bpp %d %dx%d mode %d content %d",
+        sp.bpp, w, h, mode, content);
+
+    sp.w = w;
+    sp.h = h;
+    run_hist_case (&sp, 1, 0, 0, w, h, mode, content, what);
+    g_free (what);
+  }
+  {
+    /* NV12: luma, then interleaved chroma; I420: three planes */
+    gint cw = (w + 1) / 2, ch = (h + 1) / 2;
+    HistPlaneSpec nv12[2] = { {w, h, 1, {0, -1, -1, -1}},
+    {cw, ch, 2, {1, 2, -1, -1}}
+    };
+    HistPlaneSpec i420[3] = { {w, h, 1, {0, -1, -1, -1}},
+    {cw, ch, 1, {1, -1, -1, -1}}, {cw, ch, 1, {2, -1, -1, -1}}
+    };
+    gchar *what = g_strdup_printf ("hist NV12 %dx%d mode %d content %d", w, h,
+        mode, content);
+    run_hist_case (nv12, 2, 0, 0, w, h, mode, content, what);
+    g_free (what);
+    what = g_strdup_printf ("hist I420 %dx%d mode %d content %d", w, h, mode,
+        content);
+    run_hist_case (i420, 3, 0, 0, w, h, mode, content, what);
+    g_free (what);
+  }
+}
+
+GST_START_TEST (test_hist_equals_reference)
+{
+  guint s, mode, content;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+      run_hist_layouts (sizes[s].w, sizes[s].h, mode, CONTENT_RANDOM);
+  for (content = CONTENT_SOLID; content <= CONTENT_TWO_VALUES; content++) {
+    run_hist_layouts (1921, 1081, PITCH_PADDED, content);
+    run_hist_layouts (17, 5, PITCH_MISALIGNED, content);
+  }
+  run_hist_layouts (3840, 2160, PITCH_TIGHT, CONTENT_RANDOM);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_hist_regions)
+{
+  static const struct
+  {
+    gint x, y, w, h;
+  } roi[] = {
+    {0, 0, 1, 1}, {1, 1, 1, 1}, {3, 2, 7, 5}, {5, 0, 600, 1}, {0, 17, 1, 300},
+    {13, 11, 1001, 777}, {1920, 1080, 1, 1},
+  };
+  HistPlaneSpec rgba = hist_rgba, bgr = hist_bgr;
+  HistPlaneSpec nv12[2] = { {1921, 1081, 1, {0, -1, -1, -1}},
+  {961, 541, 2, {1, 2, -1, -1}}
+  };
+  guint i, mode;
+
+  rgba.w = bgr.w = 1921;
+  rgba.h = bgr.h = 1081;
+  for (i = 0; i < G_N_ELEMENTS (roi); i++)
+    for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++) {
+      gchar *what = g_strdup_printf ("hist region %d,%d %dx%d mode %d",
+          roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode);
+      run_hist_case (&rgba, 1, roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode,
+          CONTENT_RANDOM, what);
+      run_hist_case (&bgr, 1, roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode,
+          CONTENT_GRADIENT, what);
+      run_hist_case (nv12, 2, roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode,
+          CONTENT_RANDOM, what);
+      g_free (what);
+    }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_invalid_arguments)
 {
   static const CfPackedLayout rgba = { 4, 0, 1, 2 }, bad_bpp = { 2, 0, 1, 1 };
@@ -318,6 +519,31 @@ GST_START_TEST (test_invalid_arguments)
             CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
   }
   fail_unless (cf_copy_plane (d, 64, d + 2048, 64, 16, 0, NULL) == 0);
+  {
+    CfSamplePlane ok = { d, 64, 16, 4, 4, {0, 1, 2, 3} }, bad;
+    guint32 *counts;
+    void *ws;
+
+    CUDA_OK (cudaMalloc ((void **) &counts, 4 * CF_HIST_MAX_CHANNELS *
+            CF_HIST_BINS));
+    CUDA_OK (cudaMalloc (&ws, cf_hist_workspace_bytes ()));
+    fail_unless (cf_hist_workspace_init (ws, NULL) == 0);
+    fail_unless (cf_hist_planes (&ok, 1, counts, ws, NULL) == 0);
+    fail_if (cf_hist_planes (&ok, 4, counts, ws, NULL) == 0);
+    fail_if (cf_hist_planes (&ok, 1, NULL, ws, NULL) == 0);
+    bad = ok;
+    bad.bytes_per_pixel = 5;
+    fail_if (cf_hist_planes (&bad, 1, counts, ws, NULL) == 0);
+    bad = ok;
+    bad.pitch = 8;
+    fail_if (cf_hist_planes (&bad, 1, counts, ws, NULL) == 0);
+    bad = ok;
+    bad.channel[1] = CF_HIST_MAX_CHANNELS;
+    fail_if (cf_hist_planes (&bad, 1, counts, ws, NULL) == 0);
+    CUDA_OK (cudaDeviceSynchronize ());
+    CUDA_OK (cudaFree (counts));
+    CUDA_OK (cudaFree (ws));
+  }
 
   /* an earlier failure of another runtime call on this thread is not
    * reported by the next launch */
@@ -347,6 +573,8 @@ kernels_suite (void)
   tcase_add_test (tc, test_plane_copy_and_fill);
   tcase_add_test (tc, test_blur_small_frames);
   tcase_add_test (tc, test_blur_large_frames);
+  tcase_add_test (tc, test_hist_equals_reference);
+  tcase_add_test (tc, test_hist_regions);
   tcase_add_test (tc, test_invalid_arguments);
   return s;
 }
