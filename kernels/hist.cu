@@ -1,36 +1,64 @@
 /* Per-channel histograms: the atomic pattern.
  *
- * Every warp counts into its own 4 x 256 sub-histogram in shared memory
- * (privatised per warp, so warps never contend), and a block adds its
- * sub-histograms into the global counts with one atomic per non-zero bin.
- * The last block to finish copies the counts out and zeroes them for the
- * next launch, so a frame is one launch, with no memset before it.
+ * Shared-memory atomics are fast only without conflicts, and a histogram
+ * of real video is full of them: on a solid colour every lane of a warp
+ * adds to the same counter, and even random bytes put ~3.5 lanes on one
+ * bank.  So each lane counts into counters of its own, laid out in its own
+ * bank: word [value][lane] of its warp's block of shared memory holds four
+ * 8-bit counters, one per sub-counter s (the byte's position in the row,
+ * modulo 4, or modulo 3 for 3-byte pixels).  Every atomic of a warp then
+ * hits 32 different banks whatever the data, and a solid frame costs what
+ * a random one does.
+ *
+ * 8-bit counters fill up, so a warp empties them into its 32-bit
+ * per-channel sub-histogram before any could pass 255: each lane sums one
+ * value's word across the 32 lanes (reading them in a skewed order, again
+ * one bank per lane).  At the end a block adds its warps' sub-histograms
+ * into the global counts, one atomic per non-zero bin, and the last block
+ * to finish copies the counts out and zeroes them for the next launch, so a
+ * frame is one launch.
  *
  * A warp takes one segment of a row at a time: the row's bytes up to the
  * first 16-byte boundary (the head) and after the last whole unit (the tail)
- * are read one byte per lane; the body in between in 16-byte vectors (48
- * for 3-byte pixels, so that a unit holds whole pixels), several per lane
- * before counting, to keep loads in flight.  The byte's position within its
- * pixel (its channel) is then a compile-time constant in the body.
+ * one per lane; the body in between in 16-byte vectors (48 bytes for 3-byte
+ * pixels, so that a unit holds whole pixels), several per lane loaded
+ * before any is counted, to keep enough bytes in flight.
  *
- * Solid colour is the worst case for atomics: all 32 lanes of a warp add to
- * the same word, which the hardware serialises.  So each lane keeps, per
- * byte position, the run of equal values it is counting and adds the run's
- * length when the value changes: on a solid frame a lane adds once per
- * channel at the very end, on random data once per byte, as a plain
- * histogram would.  CPU reference: hist-reference.c, the same counts. */
+ * CPU reference: hist-reference.c, the same counts. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
 constexpr int kBins = CF_HIST_BINS;
 constexpr int kChannels = CF_HIST_MAX_CHANNELS;
+/* per warp: 8-bit counters [value][lane], then its 32-bit sub-histogram */
+constexpr int kCounterWords = kBins * 32;
+constexpr int kWarpWords = kCounterWords + kChannels * kBins;
+constexpr int kMaxWarps = 8;
+
 /* body units each lane loads before counting them */
-constexpr int kUnitsPerLane = 4;
-constexpr int kSegmentUnits = 32 * kUnitsPerLane;
+template < int BPP > __host__ __device__ constexpr int
+units_per_lane ()
+{
+  return BPP == 3 ? 3 : 8;
+}
+
+template < int BPP > __host__ __device__ constexpr int
+unit_bytes ()
+{
+  return BPP == 3 ? 48 : 16;
+}
+
+/* The most any 8-bit counter of a lane grows in one segment: its body units
+ * (a quarter, or a third, of their bytes) plus a head and a tail byte or
+ * two. */
+template < int BPP > __host__ __device__ constexpr int
+max_growth_per_segment ()
+{
+  return units_per_lane < BPP > () * unit_bytes < BPP > () / (BPP == 3 ? 3 : 4)
+      + 3;
+}
 
 struct PlaneArgs
 {
@@ -40,15 +68,14 @@ struct PlaneArgs
   int rows;
   int bpp;
   int segments;                 /* per row */
-  int first_item;               /* of this plane in the launch's item space */
-  int channel[4];               /* per byte position; -1: not counted */
+  int first_item;               /* of this plane in the launch's items */
+  int channel_of_sub[4];        /* sub-counter -> channel, -1: not counted */
 };
 
 struct LaunchArgs
 {
   PlaneArgs plane[CF_HIST_MAX_PLANES];
   int n_planes;
-  int n_items;
 };
 
 /* The workspace: counts being summed, and how many blocks are done. */
@@ -58,63 +85,60 @@ struct Workspace
   uint32_t blocks_done;
 };
 
-/* A lane's run of equal values at one byte position of the pixel. */
-struct Run
-{
-  uint32_t value;
-  uint32_t length;
-};
-
 __device__ __forceinline__ void
-run_flush (Run & run, uint32_t * hist)
+count_byte (uint32_t * lane_counters, uint32_t value, int sub)
 {
-  if (hist && run.length)
-    atomicAdd (&hist[run.value], run.length);
-  run.length = 0;
+  atomicAdd (&lane_counters[value * 32], 1u << (8 * sub));
 }
 
-__device__ __forceinline__ void
-run_add (Run & run, uint32_t value, uint32_t * hist)
+/* Empties the warp's 8-bit counters into its sub-histogram.  Lane l takes
+ * values l, l + 32, ...: it sums that value's word over the 32 lanes
+ * (four 8-bit counters as two pairs of 16-bit sums; 32 x 255 fits) and adds
+ * each sub-counter's total to its channel. */
+__device__ void
+flush_counters (uint32_t * counters, uint32_t * sub_hist, int lane,
+    const int (&channel_of_sub)[4])
 {
-  if (value != run.value) {
-    run_flush (run, hist);
-    run.value = value;
-  }
-  run.length++;
-}
-
-/* Counts one body unit: UNIT_BYTES bytes starting at pixel byte position P. */
-template < int BPP, int P, int UNIT_WORDS > __device__ __forceinline__ void
-count_unit (const uint32_t (&words)[UNIT_WORDS], Run (&runs)[BPP],
-    uint32_t * const (&hist)[BPP])
-{
+  __syncwarp ();
+  for (int v = lane; v < kBins; v += 32) {
+    uint32_t even = 0, odd = 0;
+#pragma unroll 8
+    for (int t = 0; t < 32; t++) {
+      /* skewed: lane l reads lane (l + t)'s word, in bank (l + t) % 32 */
+      uint32_t w = atomicExch (&counters[v * 32 + ((lane + t) & 31)], 0u);
+      even += w & 0x00ff00ffu;
+      odd += (w >> 8) & 0x00ff00ffu;
+    }
+    const uint32_t sums[4] = { even & 0xffffu, odd & 0xffffu, even >> 16,
+      odd >> 16
+    };
 #pragma unroll
-  for (int k = 0; k < UNIT_WORDS * 4; k++) {
-    const int pos = (P + k) % BPP;
-    uint32_t value = (words[k >> 2] >> (8 * (k & 3))) & 0xffu;
-    run_add (runs[pos], value, hist[pos]);
+    for (int s = 0; s < 4; s++) {
+      if (channel_of_sub[s] >= 0 && sums[s])
+        sub_hist[channel_of_sub[s] * kBins + v] += sums[s];
+    }
   }
+  __syncwarp ();
 }
 
-/* The body of one segment: units [u0, u1) of a row whose body starts at
- * `body` (16-byte aligned) with pixel byte position P. */
-template < int BPP, int P > __device__ __forceinline__ void
+/* One segment's body: units [u0, u1) of a row whose body starts at `body`
+ * (16-byte aligned) at row byte index `head`, with Q = head % 4 (or % 3). */
+template < int BPP, int Q > __device__ __forceinline__ void
 count_body (const uint8_t * __restrict__ body, int u0, int u1, int lane,
-    Run (&runs)[BPP], uint32_t * const (&hist)[BPP])
+    uint32_t * lane_counters)
 {
-  constexpr int UNIT_WORDS = BPP == 3 ? 12 : 4;
-  uint32_t words[kUnitsPerLane][UNIT_WORDS];
-  bool have[kUnitsPerLane];
+  constexpr int U = units_per_lane < BPP > ();
+  constexpr int WORDS = unit_bytes < BPP > () / 4;
+  uint32_t words[U][WORDS];
 
 #pragma unroll
-  for (int i = 0; i < kUnitsPerLane; i++) {
+  for (int i = 0; i < U; i++) {
     int u = u0 + lane + 32 * i;
-    have[i] = u < u1;
-    if (have[i]) {
-      const uint4 *v =
-          reinterpret_cast < const uint4 * >(body + (size_t) u * UNIT_WORDS * 4);
+    if (u < u1) {
+      const uint4 *v = reinterpret_cast < const uint4 * >(body +
+          (size_t) u * unit_bytes < BPP > ());
 #pragma unroll
-      for (int j = 0; j < UNIT_WORDS / 4; j++) {
+      for (int j = 0; j < WORDS / 4; j++) {
         uint4 q = __ldg (v + j);
         words[i][4 * j + 0] = q.x;
         words[i][4 * j + 1] = q.y;
@@ -124,64 +148,67 @@ count_body (const uint8_t * __restrict__ body, int u0, int u1, int lane,
     }
   }
 #pragma unroll
-  for (int i = 0; i < kUnitsPerLane; i++) {
-    if (have[i])
-      count_unit < BPP, P, UNIT_WORDS > (words[i], runs, hist);
+  for (int i = 0; i < U; i++) {
+    if (u0 + lane + 32 * i < u1) {
+#pragma unroll
+      for (int k = 0; k < WORDS * 4; k++) {
+        constexpr int M = BPP == 3 ? 3 : 4;
+        count_byte (lane_counters, (words[i][k >> 2] >> (8 * (k & 3))) & 0xffu,
+            (Q + k) % M);
+      }
+    }
   }
 }
 
-template < int BPP > __device__ void
-count_body_at (int phase, const uint8_t * body, int u0, int u1, int lane,
-    Run (&runs)[BPP], uint32_t * const (&hist)[BPP])
+template < int BPP > __device__ __forceinline__ void
+count_body_at (int q, const uint8_t * body, int u0, int u1, int lane,
+    uint32_t * lane_counters)
 {
   /* warp-uniform: the whole warp works on one row */
-  switch (phase) {
+  switch (q) {
     case 0:
-      count_body < BPP, 0 > (body, u0, u1, lane, runs, hist);
+      count_body < BPP, 0 > (body, u0, u1, lane, lane_counters);
       break;
     case 1:
-      if constexpr (BPP > 1)
-        count_body < BPP, 1 % BPP > (body, u0, u1, lane, runs, hist);
+      count_body < BPP, 1 > (body, u0, u1, lane, lane_counters);
       break;
     case 2:
-      if constexpr (BPP > 2)
-        count_body < BPP, 2 % BPP > (body, u0, u1, lane, runs, hist);
+      count_body < BPP, 2 > (body, u0, u1, lane, lane_counters);
       break;
     default:
-      if constexpr (BPP > 3)
-        count_body < BPP, 3 % BPP > (body, u0, u1, lane, runs, hist);
+      if constexpr (BPP != 3)
+        count_body < BPP, 3 > (body, u0, u1, lane, lane_counters);
       break;
   }
 }
 
-/* Head and tail bytes: one per lane, straight into the sub-histogram. */
-__device__ __forceinline__ void
-count_bytes (const uint8_t * row, int from, int to, int lane, int bpp,
-    uint32_t * warp_hist, const int (&channel)[4])
+/* Head and tail bytes [from, to) of a row, one per lane. */
+template < int BPP > __device__ __forceinline__ void
+count_bytes (const uint8_t * row, int from, int to, int lane,
+    uint32_t * lane_counters)
 {
-  for (int i = from + lane; i < to; i += 32) {
-    int c = channel[i % bpp];
-    if (c >= 0)
-      atomicAdd (&warp_hist[c * kBins + row[i]], 1u);
-  }
+  for (int i = from + lane; i < to; i += 32)
+    count_byte (lane_counters, row[i], BPP == 3 ? i % 3 : i & 3);
 }
 
+/* This warp's items of one plane, from `item` on. */
 template < int BPP > __device__ void
-count_items (const PlaneArgs & pl, int plane_item_end, int &item,
-    int item_stride, int lane, uint32_t * warp_hist)
+count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
+    int lane, uint32_t * counters, uint32_t * sub_hist)
 {
-  constexpr int UNIT = BPP == 3 ? 48 : 16;
-  uint32_t *hist[BPP];
-  Run runs[BPP];
+  constexpr int UNIT = unit_bytes < BPP > ();
+  constexpr int SEGMENT_UNITS = 32 * units_per_lane < BPP > ();
+  constexpr int GROWTH = max_growth_per_segment < BPP > ();
+  uint32_t *lane_counters = counters + lane;
+  int growth = 0;
 
-#pragma unroll
-  for (int p = 0; p < BPP; p++) {
-    hist[p] = pl.channel[p] >= 0 ? warp_hist + pl.channel[p] * kBins : nullptr;
-    runs[p].value = 0;
-    runs[p].length = 0;
-  }
+  for (; item < plane_end; item += item_stride) {
+    if (growth + GROWTH > 255) {
+      flush_counters (counters, sub_hist, lane, pl.channel_of_sub);
+      growth = 0;
+    }
+    growth += GROWTH;
 
-  for (; item < plane_item_end; item += item_stride) {
     int local = item - pl.first_item;
     int y = local / pl.segments;
     int seg = local - y * pl.segments;
@@ -190,42 +217,41 @@ count_items (const PlaneArgs & pl, int plane_item_end, int &item,
     if (head > pl.row_bytes)
       head = pl.row_bytes;
     int units = (pl.row_bytes - head) / UNIT;
-    int body_end = head + units * UNIT;
-    int u0 = seg * kSegmentUnits;
-    int u1 = min (units, u0 + kSegmentUnits);
+    int u0 = seg * SEGMENT_UNITS;
+    int u1 = min (units, u0 + SEGMENT_UNITS);
 
     if (seg == 0)
-      count_bytes (row, 0, head, lane, BPP, warp_hist, pl.channel);
+      count_bytes < BPP > (row, 0, head, lane, lane_counters);
     if (u0 < u1)
-      count_body_at < BPP > (head % BPP, row + head, u0, u1, lane, runs, hist);
+      count_body_at < BPP > (BPP == 3 ? head % 3 : head & 3, row + head, u0,
+          u1, lane, lane_counters);
     if (seg == pl.segments - 1)
-      count_bytes (row, body_end, pl.row_bytes, lane, BPP, warp_hist,
-          pl.channel);
+      count_bytes < BPP > (row, head + units * UNIT, pl.row_bytes, lane,
+          lane_counters);
   }
-
-#pragma unroll
-  for (int p = 0; p < BPP; p++)
-    run_flush (runs[p], hist[p]);
+  flush_counters (counters, sub_hist, lane, pl.channel_of_sub);
 }
 
-/* RGB3 (3-byte pixels) needs 48-byte units and three times the registers
- * of the others, so it has a kernel of its own: the others then keep more
- * warps resident. */
-template < bool RGB3 > __global__ void __launch_bounds__ (kThreads)
+/* RGB3 (3-byte pixels) needs more registers than the others, so it has a
+ * kernel of its own. */
+template < bool RGB3 > __global__ void
 hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     uint32_t * __restrict__ out)
 {
-  __shared__ uint32_t sub[kWarps][kChannels * kBins];
+  extern __shared__ uint32_t smem[];
   __shared__ bool last_block;
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
+  const int n_warps = blockDim.x >> 5;
+  uint32_t *counters = smem + warp * kWarpWords;
+  uint32_t *sub_hist = counters + kCounterWords;
 
-  for (int i = threadIdx.x; i < kWarps * kChannels * kBins; i += kThreads)
-    (&sub[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < n_warps * kWarpWords / 4; i += blockDim.x)
+    reinterpret_cast < uint4 * >(smem)[i] = make_uint4 (0, 0, 0, 0);
   __syncthreads ();
 
-  int item = blockIdx.x * kWarps + warp;
-  const int item_stride = gridDim.x * kWarps;
+  int item = blockIdx.x * n_warps + warp;
+  const int item_stride = gridDim.x * n_warps;
   for (int p = 0; p < args.n_planes; p++) {
     const PlaneArgs & pl = args.plane[p];
     int end = pl.first_item + pl.rows * pl.segments;
@@ -233,28 +259,31 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
       continue;
     switch (pl.bpp) {
       case 1:
-        count_items < 1 > (pl, end, item, item_stride, lane, sub[warp]);
+        count_plane < 1 > (pl, end, item, item_stride, lane, counters,
+            sub_hist);
         break;
       case 2:
-        count_items < 2 > (pl, end, item, item_stride, lane, sub[warp]);
+        count_plane < 2 > (pl, end, item, item_stride, lane, counters,
+            sub_hist);
         break;
       case 3:
         if constexpr (RGB3)
-          count_items < 3 > (pl, end, item, item_stride, lane, sub[warp]);
+          count_plane < 3 > (pl, end, item, item_stride, lane, counters,
+              sub_hist);
         break;
       default:
-        count_items < 4 > (pl, end, item, item_stride, lane, sub[warp]);
+        count_plane < 4 > (pl, end, item, item_stride, lane, counters,
+            sub_hist);
         break;
     }
   }
   __syncthreads ();
 
   /* the block's sum of its warps, one atomic per non-zero bin */
-  for (int b = threadIdx.x; b < kChannels * kBins; b += kThreads) {
+  for (int b = threadIdx.x; b < kChannels * kBins; b += blockDim.x) {
     uint32_t sum = 0;
-#pragma unroll
-    for (int w = 0; w < kWarps; w++)
-      sum += sub[w][b];
+    for (int w = 0; w < n_warps; w++)
+      sum += smem[w * kWarpWords + kCounterWords + b];
     if (sum)
       atomicAdd (&ws->counts[b], sum);
   }
@@ -268,7 +297,7 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   if (!last_block)
     return;
   __threadfence ();
-  for (int b = threadIdx.x; b < kChannels * kBins; b += kThreads) {
+  for (int b = threadIdx.x; b < kChannels * kBins; b += blockDim.x) {
     volatile uint32_t *counts = ws->counts;
     out[b] = counts[b];
     counts[b] = 0;
@@ -277,25 +306,56 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     ws->blocks_done = 0;
 }
 
-/* Blocks of a kernel that fit on the whole GPU at once, per device. */
-template < bool RGB3 > int
-resident_blocks ()
+/* Warps per block (as many as shared memory holds, one block per SM) and
+ * blocks, per device and kernel. */
+struct Shape
 {
-  static int cached[64];
-  int dev = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= 64)
-    return 1;
-  if (!cached[dev]) {
-    int n = 0, sms = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n,
-            hist_kernel < RGB3 >, kThreads, 0) != cudaSuccess || n < 1)
-      n = 1;
-    if (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-            dev) != cudaSuccess || sms < 1)
-      sms = 1;
-    cached[dev] = n * sms;
+  int warps, blocks;
+};
+
+template < bool RGB3 > cudaError_t
+kernel_shape (Shape * shape)
+{
+  static Shape cached[64];
+  int dev = 0, smem = 0, sms = 0;
+  cudaError_t err;
+
+  if ((err = cudaGetDevice (&dev)) != cudaSuccess)
+    return err;
+  if (dev >= 0 && dev < 64 && cached[dev].warps) {
+    *shape = cached[dev];
+    return cudaSuccess;
   }
-  return cached[dev];
+  if ((err = cudaDeviceGetAttribute (&smem,
+              cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess
+      || (err = cudaDeviceGetAttribute (&sms,
+              cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+    return err;
+  /* what static shared memory and the system take per block */
+  smem -= 1024 + 16;
+  shape->warps = smem / (int) (kWarpWords * sizeof (uint32_t));
+  if (shape->warps > kMaxWarps)
+    shape->warps = kMaxWarps;
+  if (shape->warps < 1)
+    return cudaErrorInvalidConfiguration;
+  shape->blocks = sms;
+  if ((err = cudaFuncSetAttribute (hist_kernel < RGB3 >,
+              cudaFuncAttributeMaxDynamicSharedMemorySize,
+              shape->warps * kWarpWords * (int) sizeof (uint32_t)))
+      != cudaSuccess)
+    return err;
+  if (dev >= 0 && dev < 64)
+    cached[dev] = *shape;
+  return cudaSuccess;
+}
+
+template < int BPP > int
+segments_per_row (long long row_bytes)
+{
+  long long units = row_bytes / unit_bytes < BPP > ();
+  long long per_segment = 32 * units_per_lane < BPP > ();
+  return units > per_segment ? (int) ((units + per_segment - 1) / per_segment)
+      : 1;
 }
 
 }                               /* namespace */
@@ -321,14 +381,16 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
   long long items = 0;
   bool rgb3 = false;
 
-  if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !counts || !workspace)
+  if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !counts || !workspace
+      || (n_planes > 0 && !planes))
     return cudaErrorInvalidValue;
   for (int p = 0; p < n_planes; p++) {
     const CfSamplePlane *in = &planes[p];
     PlaneArgs *pl = &args.plane[args.n_planes];
-    long long row_bytes = (long long) in->width * in->bytes_per_pixel;
-    if (in->bytes_per_pixel < 1 || in->bytes_per_pixel > 4 || in->width < 0
-        || in->height < 0 || row_bytes > INT32_MAX
+    int bpp = in->bytes_per_pixel;
+    long long row_bytes = (long long) in->width * bpp;
+    if (bpp < 1 || bpp > 4 || in->width < 0 || in->height < 0
+        || row_bytes > INT32_MAX
         || (in->height > 1 && in->pitch < (size_t) row_bytes))
       return cudaErrorInvalidValue;
     for (int b = 0; b < 4; b++) {
@@ -339,41 +401,57 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
       continue;
     if (!in->data)
       return cudaErrorInvalidValue;
-    int unit = in->bytes_per_pixel == 3 ? 48 : 16;
-    rgb3 |= in->bytes_per_pixel == 3;
-    long long units = row_bytes / unit;
     pl->data = (const uint8_t *) in->data;
     pl->pitch = in->pitch;
     pl->row_bytes = (int) row_bytes;
     pl->rows = in->height;
-    pl->bpp = in->bytes_per_pixel;
-    pl->segments = units > kSegmentUnits ?
-        (int) ((units + kSegmentUnits - 1) / kSegmentUnits) : 1;
+    pl->bpp = bpp;
+    switch (bpp) {
+      case 1:
+        pl->segments = segments_per_row < 1 > (row_bytes);
+        break;
+      case 2:
+        pl->segments = segments_per_row < 2 > (row_bytes);
+        break;
+      case 3:
+        pl->segments = segments_per_row < 3 > (row_bytes);
+        break;
+      default:
+        pl->segments = segments_per_row < 4 > (row_bytes);
+        break;
+    }
     pl->first_item = (int) items;
-    for (int b = 0; b < 4; b++)
-      pl->channel[b] = b < in->bytes_per_pixel ? in->channel[b] : -1;
+    /* sub-counter s counts the bytes at row index i with i % 4 == s (i % 3
+     * for 3-byte pixels): their channel is that of byte s % bpp */
+    for (int s = 0; s < 4; s++)
+      pl->channel_of_sub[s] = bpp == 3 ? (s < 3 ? in->channel[s] : -1) :
+          in->channel[s % bpp];
+    rgb3 |= bpp == 3;
     items += (long long) pl->segments * in->height;
     if (items > INT32_MAX / 2)
       return cudaErrorInvalidValue;
     args.n_planes++;
   }
-  args.n_items = (int) items;
 
-  /* one resident wave at most; an empty region still needs a block to
+  Shape shape;
+  cudaError_t err;
+  cf_forget_earlier_errors ();
+  err = rgb3 ? kernel_shape < true > (&shape) : kernel_shape < false > (&shape);
+  if (err != cudaSuccess)
+    return err;
+  /* one block per SM at most; an empty region still needs one block to
    * publish its zeros */
-  long long blocks = (items + kWarps - 1) / kWarps;
-  long long resident = rgb3 ? resident_blocks < true > () :
-      resident_blocks < false > ();
-  if (blocks > resident)
-    blocks = resident;
+  long long blocks = (items + shape.warps - 1) / shape.warps;
+  if (blocks > shape.blocks)
+    blocks = shape.blocks;
   if (blocks < 1)
     blocks = 1;
-  cf_forget_earlier_errors ();
+  size_t smem = (size_t) shape.warps * kWarpWords * sizeof (uint32_t);
   if (rgb3)
-    hist_kernel < true > <<< (int) blocks, kThreads, 0, stream >>> (args,
-        (Workspace *) workspace, counts);
+    hist_kernel < true > <<< (int) blocks, 32 * shape.warps, smem, stream >>>
+        (args, (Workspace *) workspace, counts);
   else
-    hist_kernel < false > <<< (int) blocks, kThreads, 0, stream >>> (args,
-        (Workspace *) workspace, counts);
+    hist_kernel < false > <<< (int) blocks, 32 * shape.warps, smem, stream >>>
+        (args, (Workspace *) workspace, counts);
   return cudaGetLastError ();
 }

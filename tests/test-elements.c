@@ -37,6 +37,7 @@ GST_START_TEST (test_registered_and_documented)
 {
   check_registered ("cudagray", "Filter/Converter/Video/Hardware");
   check_registered ("cudablur", "Filter/Effect/Video/Hardware");
+  check_registered ("cudahist", "Filter/Analyzer/Video/Hardware");
 }
 
 GST_END_TEST;
@@ -207,11 +208,52 @@ GST_START_TEST (test_blur_properties_and_caps)
 
 GST_END_TEST;
 
+GST_START_TEST (test_hist_properties_and_caps)
+{
+  GstElement *e = gst_element_factory_make ("cudahist", NULL);
+  static const gchar *playing[] = { "bins", "interval", "post-messages",
+    "attach-meta", "roi-x", "roi-y", "roi-width", "roi-height"
+  };
+  gboolean post, meta;
+  guint64 interval;
+  guint bins, roi;
+  guint i;
+
+  g_object_get (e, "bins", &bins, "interval", &interval, "post-messages",
+      &post, "attach-meta", &meta, "roi-width", &roi, NULL);
+  fail_unless_equals_int (bins, 256);
+  fail_unless (interval == 0 && post && !meta && roi == 0);
+  for (i = 0; i < G_N_ELEMENTS (playing); i++) {
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        playing[i]);
+    fail_unless (pspec != NULL, "%s", playing[i]);
+    fail_unless (pspec->flags & GST_PARAM_MUTABLE_PLAYING, "%s", playing[i]);
+    fail_unless (strlen (g_param_spec_get_blurb (pspec)) > 10);
+  }
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (g_object_class_find_property
+          (G_OBJECT_GET_CLASS (e), "bins"))->minimum, 1);
+  /* the custom meta is registered with the element */
+  fail_unless (gst_meta_get_info ("GstCudaHistMeta") != NULL);
+  gst_object_unref (e);
+
+  /* analysis: the output caps are the input's */
+  assert_caps_equal (src_caps_of ("cudahist", "video/x-raw, format=NV12, "
+          "width=33, height=17, framerate=30/1"),
+      "video/x-raw, format=NV12, width=33, height=17, framerate=30/1");
+  assert_caps_equal (src_caps_of ("cudahist", "video/x-raw(memory:CUDAMemory)"
+          ", format=RGBA, width=8, height=8, framerate=30/1"),
+      "video/x-raw(memory:CUDAMemory), format=RGBA, width=8, height=8, "
+      "framerate=30/1");
+}
+
+GST_END_TEST;
+
 /* Going to PAUSED without a usable device fails with an element error that
  * names the cause, and the element can be shut down cleanly. */
-GST_START_TEST (test_start_error_names_the_cause)
+static void
+check_start_error (const gchar * name)
 {
-  GstElement *e = gst_element_factory_make ("cudagray", NULL);
+  GstElement *e = gst_element_factory_make (name, NULL);
   GstBus *bus = gst_bus_new ();
   GstMessage *msg;
   GError *err = NULL;
@@ -246,6 +288,13 @@ GST_START_TEST (test_start_error_names_the_cause)
   gst_object_unref (e);
 }
 
+GST_START_TEST (test_start_error_names_the_cause)
+{
+  check_start_error ("cudagray");
+  /* an analysis element also stops its results thread cleanly */
+  check_start_error ("cudahist");
+}
+
 GST_END_TEST;
 
 static Suite *
@@ -259,6 +308,7 @@ elements_suite (void)
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_caps_transform);
   tcase_add_test (tc, test_blur_properties_and_caps);
+  tcase_add_test (tc, test_hist_properties_and_caps);
   tcase_add_test (tc, test_start_error_names_the_cause);
   return s;
 }

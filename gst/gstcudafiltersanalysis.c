@@ -1,0 +1,987 @@
+/* GStreamer
+ * gst-cudafilters: the base class of the analysis elements.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstcudafiltersanalysis
+ * @title: GstCudaFiltersAnalysis
+ * @short_description: base class of the frame-statistics elements
+ *
+ * An analysis element passes every frame through untouched and posts what
+ * it measured as element messages, the way `level` does, and optionally as
+ * a #GstCustomMeta on the frame.  This class owns what cudahist and cudasum
+ * share:
+ *
+ * - the region of interest (`roi-x`, `roi-y`, `roi-width`, `roi-height`)
+ *   and the channels of each format;
+ * - frames in flight: the streaming thread enqueues a frame's kernels and
+ *   pushes the frame on at once; a worker thread waits for the GPU, adds
+ *   the frame's result to the interval and posts the messages, in frame
+ *   order.  The frame's buffer is held until the GPU has read it.  At most
+ *   %MAX_IN_FLIGHT frames are in flight; the next one waits for a slot;
+ * - `interval`, `post-messages` and the message's time fields; at EOS the
+ *   partial interval is posted, on flush what is pending is dropped;
+ * - `attach-meta`: the frame waits for its own result, which is attached to
+ *   it before it is pushed.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudafiltersanalysis.h"
+
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_filters_analysis_debug);
+#define GST_CAT_DEFAULT gst_cuda_filters_analysis_debug
+
+/* frames whose results may be outstanding at once */
+#define MAX_IN_FLIGHT 16
+/* result slots start at this alignment in the pinned block */
+#define SLOT_ALIGN 256
+
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_INTERVAL 0
+#define DEFAULT_ATTACH_META FALSE
+
+enum
+{
+  PROP_0,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+  PROP_ATTACH_META,
+  PROP_ROI_X,
+  PROP_ROI_Y,
+  PROP_ROI_WIDTH,
+  PROP_ROI_HEIGHT,
+};
+
+/* GRAY8, xRGB and xBGR are system memory only: 1.22's CUDA allocator has no
+ * layout for them. */
+#define CUDA_FORMATS \
+  "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, I420, NV12, Y444 }"
+#define SYS_FORMATS \
+  "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, GRAY8, " \
+  "I420, NV12, Y444 }"
+
+/* A frame whose result is being computed. */
+typedef struct
+{
+  guint slot;
+  guint generation;
+  GstBuffer *buffer;            /* held until the GPU has read it */
+  GstCudaContext *context;
+  GstClockTime pts, duration, stream_time, running_time;
+  GstCudaFiltersRegion region;
+} Pending;
+
+typedef struct
+{
+  /* properties, under the object lock */
+  gboolean post_messages;
+  guint64 interval;
+  gboolean attach_meta;
+  guint roi_x, roi_y, roi_width, roi_height;
+
+  GstVideoInfo info;
+  gsize result_size, slot_size, total_size;
+
+  /* the frame of the current transform, between process() and finish() */
+  Pending *current;
+  /* with attach-meta: the frame waiting for its meta in transform_ip() */
+  Pending *meta_frame;
+
+  /* everything below is under lock */
+  GMutex lock;
+  GCond cond;
+  GThread *worker;
+  gboolean quit;
+  GQueue queue;                 /* of Pending, oldest first */
+  guint generation;             /* bumped on flush: results dropped */
+  CfError error;                /* a failure seen by the worker */
+
+  /* result slots: pinned host memory the kernels write directly */
+  guint8 *slots;
+  CfEvent events[MAX_IN_FLIGHT];
+  gboolean slot_busy[MAX_IN_FLIGHT];
+
+  /* the interval being summed */
+  gpointer total;
+  guint frames;
+  guint64 pixels;
+  GstClockTime start_pts, start_stream_time, start_running_time, end;
+  GstCudaFiltersRegion region;
+} GstCudaFiltersAnalysisPrivate;
+
+#define gst_cuda_filters_analysis_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaFiltersAnalysis,
+    gst_cuda_filters_analysis, GST_TYPE_CUDA_FILTERS_BASE);
+
+#define PRIV(self) ((GstCudaFiltersAnalysisPrivate *) \
+    gst_cuda_filters_analysis_get_instance_private (GST_CUDA_FILTERS_ANALYSIS (self)))
+
+/* ---- the region and its channels -------------------------------------- */
+
+/* The region of interest of @frame and each plane's part of it, with the
+ * channel of each byte of a pixel. */
+static void
+region_of_frame (GstCudaFiltersAnalysis * self,
+    const GstCudaFiltersFrame * frame, GstCudaFiltersRegion * r)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  const GstVideoFormatInfo *finfo = frame->info->finfo;
+  static const gchar *rgb_names[] = { "R", "G", "B", "A" };
+  static const gchar *yuv_names[] = { "Y", "U", "V", "A" };
+  gint width = GST_VIDEO_INFO_WIDTH (frame->info);
+  gint height = GST_VIDEO_INFO_HEIGHT (frame->info);
+  guint c, p;
+
+  memset (r, 0, sizeof (*r));
+  GST_OBJECT_LOCK (self);
+  r->x = (gint) MIN (priv->roi_x, (guint) width);
+  r->y = (gint) MIN (priv->roi_y, (guint) height);
+  r->width = width - r->x;
+  r->height = height - r->y;
+  if (priv->roi_width)
+    r->width = (gint) MIN (priv->roi_width, (guint) r->width);
+  if (priv->roi_height)
+    r->height = (gint) MIN (priv->roi_height, (guint) r->height);
+  GST_OBJECT_UNLOCK (self);
+  r->pixels = (guint64) r->width * r->height;
+
+  r->n_channels = MIN (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo),
+      CF_HIST_MAX_CHANNELS);
+  r->n_planes = GST_VIDEO_FORMAT_INFO_N_PLANES (finfo);
+  for (p = 0; p < r->n_planes; p++) {
+    CfSamplePlane *pl = &r->planes[p];
+    memset (pl->channel, 0xff, sizeof (pl->channel));   /* -1: not counted */
+  }
+  for (c = 0; c < r->n_channels; c++) {
+    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
+    CfSamplePlane *pl = &r->planes[plane];
+    gint wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+    gint hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+    gint x0 = r->x >> wsub, y0 = r->y >> hsub;
+
+    r->channel_names[c] = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) ?
+        rgb_names[c] : yuv_names[c];
+    pl->bytes_per_pixel = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+    pl->channel[GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c)] = (int) c;
+    /* subsampled planes: every sample that covers part of the region */
+    pl->width = r->width ? GST_VIDEO_SUB_SCALE (wsub, r->x + r->width) - x0 :
+        0;
+    pl->height = r->height ? GST_VIDEO_SUB_SCALE (hsub, r->y + r->height) -
+        y0 : 0;
+    pl->pitch = frame->stride[plane];
+    pl->data = frame->data[plane] + (gsize) y0 * pl->pitch +
+        (gsize) x0 * pl->bytes_per_pixel;
+  }
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+static gpointer
+slot_data (GstCudaFiltersAnalysisPrivate * priv, guint slot)
+{
+  return priv->slots + (gsize) slot * priv->slot_size;
+}
+
+/* The fields every message and meta has. */
+static void
+set_common_fields (GstStructure * s, GstClockTime pts, GstClockTime
+    stream_time, GstClockTime running_time, GstClockTime duration,
+    guint frames, guint64 pixels, const GstCudaFiltersRegion * region)
+{
+  GValue names = G_VALUE_INIT, name = G_VALUE_INIT;
+  guint c;
+
+  gst_structure_set (s, "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64, stream_time,
+      "running-time", G_TYPE_UINT64, running_time,
+      "duration", G_TYPE_UINT64, duration,
+      "frames", G_TYPE_UINT, frames, "pixels", G_TYPE_UINT64, pixels, NULL);
+  gst_value_array_init (&names, region->n_channels);
+  g_value_init (&name, G_TYPE_STRING);
+  for (c = 0; c < region->n_channels; c++) {
+    g_value_set_static_string (&name, region->channel_names[c]);
+    gst_value_array_append_value (&names, &name);
+  }
+  g_value_unset (&name);
+  gst_structure_take_value (s, "channels", &names);
+}
+
+static void
+reset_interval (GstCudaFiltersAnalysisPrivate * priv)
+{
+  priv->frames = 0;
+  priv->pixels = 0;
+  priv->start_pts = priv->start_stream_time = priv->start_running_time =
+      priv->end = GST_CLOCK_TIME_NONE;
+}
+
+/* The message for the interval summed so far, or NULL; resets it.  Called
+ * with the lock. */
+static GstMessage *
+take_interval_message (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  GstMessage *msg = NULL;
+  gboolean post;
+
+  GST_OBJECT_LOCK (self);
+  post = priv->post_messages;
+  GST_OBJECT_UNLOCK (self);
+
+  if (post && priv->frames > 0) {
+    GstClockTime duration = GST_CLOCK_TIME_IS_VALID (priv->start_pts) &&
+        GST_CLOCK_TIME_IS_VALID (priv->end) && priv->end >= priv->start_pts ?
+        priv->end - priv->start_pts : GST_CLOCK_TIME_NONE;
+    GstStructure *s = gst_structure_new_empty (klass->message_name);
+
+    set_common_fields (s, priv->start_pts, priv->start_stream_time,
+        priv->start_running_time, duration, priv->frames, priv->pixels,
+        &priv->region);
+    klass->fill_structure (self, s, priv->total, priv->frames, &priv->region);
+    msg = gst_message_new_element (GST_OBJECT (self), s);
+  }
+  reset_interval (priv);
+  return msg;
+}
+
+/* Adds a finished frame to the interval; returns the message when that
+ * ends the interval.  Called with the lock. */
+static GstMessage *
+add_frame (GstCudaFiltersAnalysis * self, Pending * p)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  guint64 interval;
+
+  if (priv->frames == 0) {
+    priv->start_pts = p->pts;
+    priv->start_stream_time = p->stream_time;
+    priv->start_running_time = p->running_time;
+  }
+  klass->accumulate (self, priv->total, slot_data (priv, p->slot),
+      priv->frames);
+  priv->frames++;
+  priv->pixels += p->region.pixels;
+  priv->region = p->region;
+  priv->end = GST_CLOCK_TIME_IS_VALID (p->pts) &&
+      GST_CLOCK_TIME_IS_VALID (p->duration) ? p->pts + p->duration :
+      GST_CLOCK_TIME_NONE;
+
+  GST_OBJECT_LOCK (self);
+  interval = priv->interval;
+  GST_OBJECT_UNLOCK (self);
+
+  /* without times an interval cannot be measured: every frame is posted */
+  if (interval == 0 || !GST_CLOCK_TIME_IS_VALID (priv->start_pts) ||
+      !GST_CLOCK_TIME_IS_VALID (priv->end) ||
+      priv->end - priv->start_pts >= interval)
+    return take_interval_message (self);
+  return NULL;
+}
+
+static void
+pending_free (Pending * p)
+{
+  gst_clear_buffer (&p->buffer);
+  gst_clear_object (&p->context);
+  g_free (p);
+}
+
+static CfError
+wait_for_gpu (GstCudaFiltersAnalysisPrivate * priv, Pending * p)
+{
+  CfError err = CF_ERROR_MEMORY_ALLOCATION;
+
+  if (gst_cuda_context_push (p->context)) {
+    err = cf_event_wait (priv->events[p->slot]);
+    gst_cuda_context_pop (NULL);
+  }
+  return err;
+}
+
+/* The worker: waits for the oldest frame's result, sums it, posts what is
+ * due, and only then lets the frame go, so that an empty queue means every
+ * message is out. */
+static gpointer
+worker_loop (gpointer data)
+{
+  GstCudaFiltersAnalysis *self = data;
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  for (;;) {
+    Pending *p;
+    GstMessage *msg = NULL;
+    CfError err;
+
+    while (!priv->quit && g_queue_is_empty (&priv->queue))
+      g_cond_wait (&priv->cond, &priv->lock);
+    if (g_queue_is_empty (&priv->queue))
+      break;
+    p = g_queue_peek_head (&priv->queue);
+    g_mutex_unlock (&priv->lock);
+
+    err = wait_for_gpu (priv, p);
+
+    g_mutex_lock (&priv->lock);
+    if (err != 0) {
+      GST_WARNING_OBJECT (self, "frame's results failed: %s",
+          cf_error_name (err));
+      if (priv->error == 0)
+        priv->error = err;
+    } else if (p->generation == priv->generation && priv->error == 0) {
+      msg = add_frame (self, p);
+    }
+    g_mutex_unlock (&priv->lock);
+
+    if (msg)
+      gst_element_post_message (GST_ELEMENT (self), msg);
+
+    g_mutex_lock (&priv->lock);
+    g_queue_pop_head (&priv->queue);
+    priv->slot_busy[p->slot] = FALSE;
+    g_cond_broadcast (&priv->cond);
+    g_mutex_unlock (&priv->lock);
+    pending_free (p);
+    g_mutex_lock (&priv->lock);
+  }
+  g_mutex_unlock (&priv->lock);
+  return NULL;
+}
+
+/* Waits until every queued frame is done and its messages are posted. */
+static void
+drain (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  while (priv->worker && !g_queue_is_empty (&priv->queue))
+    g_cond_wait (&priv->cond, &priv->lock);
+  g_mutex_unlock (&priv->lock);
+}
+
+/* Results of frames in flight are no longer wanted (flush, stop). */
+static void
+drop_pending (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->generation++;
+  reset_interval (priv);
+  g_mutex_unlock (&priv->lock);
+}
+
+/* Posts the partial interval, after every frame in flight is in it. */
+static void
+post_partial_interval (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstMessage *msg;
+
+  drain (self);
+  g_mutex_lock (&priv->lock);
+  msg = priv->error == 0 ? take_interval_message (self) : NULL;
+  g_mutex_unlock (&priv->lock);
+  if (msg)
+    gst_element_post_message (GST_ELEMENT (self), msg);
+}
+
+/* ---- GstCudaFiltersBase vfuncs ------------------------------------------ */
+
+/* Called with the context current. */
+static CfError
+ensure_slots (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  CfError err = 0;
+  guint i;
+
+  if (priv->slots)
+    return 0;
+  priv->slot_size = GST_ROUND_UP_N (MAX (priv->result_size, 1), SLOT_ALIGN);
+  if (!gst_cuda_result (CuMemAllocHost ((void **) &priv->slots,
+              priv->slot_size * MAX_IN_FLIGHT))) {
+    priv->slots = NULL;
+    return CF_ERROR_MEMORY_ALLOCATION;
+  }
+  for (i = 0; i < MAX_IN_FLIGHT && err == 0; i++)
+    err = cf_event_create (&priv->events[i]);
+  return err;
+}
+
+/* Called with the context current, nothing in flight. */
+static void
+free_slots (GstCudaFiltersAnalysisPrivate * priv)
+{
+  guint i;
+
+  for (i = 0; i < MAX_IN_FLIGHT; i++) {
+    cf_event_destroy (priv->events[i]);
+    priv->events[i] = NULL;
+  }
+  if (priv->slots)
+    gst_cuda_result (CuMemFreeHost (priv->slots));
+  priv->slots = NULL;
+}
+
+/* A free slot, waiting for the oldest frame in flight if there is none. */
+static gint
+acquire_slot (GstCudaFiltersAnalysis * self, CfError * error)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  gint slot = -1;
+  guint i;
+
+  g_mutex_lock (&priv->lock);
+  while (priv->error == 0) {
+    for (i = 0; i < MAX_IN_FLIGHT && slot < 0; i++) {
+      if (!priv->slot_busy[i])
+        slot = i;
+    }
+    if (slot >= 0)
+      break;
+    g_cond_wait (&priv->cond, &priv->lock);
+  }
+  if (slot >= 0)
+    priv->slot_busy[slot] = TRUE;
+  *error = priv->error;
+  g_mutex_unlock (&priv->lock);
+  return slot;
+}
+
+static CfError
+gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
+    GstBuffer * inbuf, const GstCudaFiltersFrame * in,
+    const GstCudaFiltersFrame * out, CfStream stream)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (base);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  Pending *p;
+  CfError err;
+  gint slot;
+
+  if ((err = ensure_slots (self)) != 0)
+    return err;
+  slot = acquire_slot (self, &err);
+  if (slot < 0)
+    return err;
+
+  p = g_new0 (Pending, 1);
+  p->slot = slot;
+  p->context = gst_object_ref (gst_cuda_filters_base_get_context (base));
+  p->pts = GST_BUFFER_PTS (inbuf);
+  p->duration = GST_BUFFER_DURATION (inbuf);
+  if (!GST_CLOCK_TIME_IS_VALID (p->duration) &&
+      GST_VIDEO_INFO_FPS_N (&priv->info) > 0)
+    p->duration = gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&priv->info), GST_VIDEO_INFO_FPS_N (&priv->info));
+  p->stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
+      p->pts);
+  p->running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+      p->pts);
+  region_of_frame (self, in, &p->region);
+
+  err = klass->analyse (self, &p->region, slot_data (priv, slot), stream);
+  if (err == 0)
+    err = cf_event_record (priv->events[slot], stream);
+  if (err != 0) {
+    g_mutex_lock (&priv->lock);
+    priv->slot_busy[slot] = FALSE;
+    g_mutex_unlock (&priv->lock);
+    pending_free (p);
+    return err;
+  }
+  priv->current = p;
+  return 0;
+}
+
+static void
+enqueue (GstCudaFiltersAnalysis * self, Pending * p)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  p->generation = priv->generation;
+  g_queue_push_tail (&priv->queue, p);
+  g_cond_broadcast (&priv->cond);
+  g_mutex_unlock (&priv->lock);
+}
+
+/* After process(): the frame's work is enqueued.  It goes to the worker
+ * holding the buffer, or, for a meta, waits in transform_ip(). */
+static CfError
+gst_cuda_filters_analysis_finish (GstCudaFiltersBase * base,
+    GstBuffer * inbuf, CfStream stream)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (base);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  Pending *p = priv->current;
+  gboolean attach_meta;
+
+  priv->current = NULL;
+  if (!p)
+    return 0;
+  GST_OBJECT_LOCK (self);
+  attach_meta = priv->attach_meta;
+  GST_OBJECT_UNLOCK (self);
+  if (attach_meta) {
+    priv->meta_frame = p;
+    return 0;
+  }
+  p->buffer = gst_buffer_ref (inbuf);
+  enqueue (self, p);
+  return 0;
+}
+
+static void
+gst_cuda_filters_analysis_release (GstCudaFiltersBase * base)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (base);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  drain (self);
+  g_clear_pointer (&priv->current, pending_free);
+  g_clear_pointer (&priv->meta_frame, pending_free);
+  free_slots (priv);
+}
+
+static gboolean
+gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
+    const GstVideoInfo * in_info, const GstVideoInfo * out_info)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (base);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  gsize total_size = klass->total_size (self, in_info);
+
+  /* what was summed under the old caps is posted as it is */
+  post_partial_interval (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->info = *in_info;
+  priv->result_size = klass->result_size (self, in_info);
+  if (total_size != priv->total_size || !priv->total) {
+    g_free (priv->total);
+    priv->total = g_malloc0 (MAX (total_size, 1));
+    priv->total_size = total_size;
+  }
+  g_mutex_unlock (&priv->lock);
+  /* the base class releases the old slots next, with the context current */
+  return TRUE;
+}
+
+/* ---- GstBaseTransform vfuncs ------------------------------------------ */
+
+static GstFlowReturn
+gst_cuda_filters_analysis_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * input, GstBuffer ** outbuf)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (trans);
+  gboolean attach_meta;
+
+  GST_OBJECT_LOCK (trans);
+  attach_meta = priv->attach_meta;
+  GST_OBJECT_UNLOCK (trans);
+
+  /* a meta needs a writable buffer; a copy shares the frame's memory */
+  if (attach_meta && !gst_buffer_is_writable (input))
+    *outbuf = gst_buffer_copy (input);
+  else
+    *outbuf = input;
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_filters_analysis_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (trans);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  GstFlowReturn ret;
+  Pending *p;
+  CfError err = 0;
+
+  g_mutex_lock (&priv->lock);
+  err = priv->error;
+  g_mutex_unlock (&priv->lock);
+  if (err != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("CUDA failed while computing a frame's results: %s.",
+            cf_error_name (err)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
+  p = priv->meta_frame;
+  priv->meta_frame = NULL;
+  if (ret != GST_FLOW_OK || !p) {
+    g_clear_pointer (&p, pending_free);
+    return ret;
+  }
+
+  /* attach-meta: this frame's own result, before the frame goes on */
+  err = wait_for_gpu (priv, p);
+  if (err == 0 && gst_buffer_is_writable (buf)) {
+    GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, klass->meta_name);
+    GstStructure *s = gst_custom_meta_get_structure (meta);
+    gpointer total = g_malloc0 (MAX (priv->total_size, 1));
+
+    klass->accumulate (self, total, slot_data (priv, p->slot), 0);
+    set_common_fields (s, p->pts, p->stream_time, p->running_time,
+        p->duration, 1, p->region.pixels, &p->region);
+    klass->fill_structure (self, s, total, 1, &p->region);
+    g_free (total);
+  } else if (err == 0) {
+    GST_WARNING_OBJECT (self, "buffer not writable, no meta attached");
+  }
+  if (err != 0) {
+    g_mutex_lock (&priv->lock);
+    priv->slot_busy[p->slot] = FALSE;
+    g_mutex_unlock (&priv->lock);
+    pending_free (p);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("CUDA failed while computing a frame's results: %s.",
+            cf_error_name (err)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  /* done on the GPU: the worker only sums it and posts */
+  enqueue (self, p);
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_cuda_filters_analysis_sink_event (GstBaseTransform * trans,
+    GstEvent * event)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (trans);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:{
+      CfError err;
+
+      post_partial_interval (self);
+      g_mutex_lock (&priv->lock);
+      err = priv->error;
+      g_mutex_unlock (&priv->lock);
+      if (err != 0) {
+        GST_ELEMENT_ERROR (self, STREAM, FAILED,
+            ("CUDA failed while computing a frame's results: %s.",
+                cf_error_name (err)), (NULL));
+      }
+      break;
+    }
+    case GST_EVENT_FLUSH_STOP:
+      drop_pending (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_cuda_filters_analysis_start (GstBaseTransform * trans)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (trans);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  g_mutex_lock (&priv->lock);
+  priv->quit = FALSE;
+  priv->error = 0;
+  reset_interval (priv);
+  priv->worker = g_thread_new ("cudafilters-results", worker_loop, self);
+  g_mutex_unlock (&priv->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_filters_analysis_stop (GstBaseTransform * trans)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (trans);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GThread *worker;
+  gboolean ret;
+
+  /* frames still in flight are waited for, their results dropped */
+  drop_pending (self);
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+
+  g_mutex_lock (&priv->lock);
+  priv->quit = TRUE;
+  worker = priv->worker;
+  priv->worker = NULL;
+  g_cond_broadcast (&priv->cond);
+  g_mutex_unlock (&priv->lock);
+  if (worker)
+    g_thread_join (worker);
+  return ret;
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+gst_cuda_filters_analysis_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_POST_MESSAGES:
+      priv->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      priv->interval = g_value_get_uint64 (value);
+      break;
+    case PROP_ATTACH_META:
+      priv->attach_meta = g_value_get_boolean (value);
+      break;
+    case PROP_ROI_X:
+      priv->roi_x = g_value_get_uint (value);
+      break;
+    case PROP_ROI_Y:
+      priv->roi_y = g_value_get_uint (value);
+      break;
+    case PROP_ROI_WIDTH:
+      priv->roi_width = g_value_get_uint (value);
+      break;
+    case PROP_ROI_HEIGHT:
+      priv->roi_height = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_filters_analysis_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, priv->post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, priv->interval);
+      break;
+    case PROP_ATTACH_META:
+      g_value_set_boolean (value, priv->attach_meta);
+      break;
+    case PROP_ROI_X:
+      g_value_set_uint (value, priv->roi_x);
+      break;
+    case PROP_ROI_Y:
+      g_value_set_uint (value, priv->roi_y);
+      break;
+    case PROP_ROI_WIDTH:
+      g_value_set_uint (value, priv->roi_width);
+      break;
+    case PROP_ROI_HEIGHT:
+      g_value_set_uint (value, priv->roi_height);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_filters_analysis_finalize (GObject * object)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (object);
+
+  g_free (priv->total);
+  g_mutex_clear (&priv->lock);
+  g_cond_clear (&priv->cond);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaFiltersBaseClass *base_class = GST_CUDA_FILTERS_BASE_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+      G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_cuda_filters_analysis_set_property;
+  gobject_class->get_property = gst_cuda_filters_analysis_get_property;
+  gobject_class->finalize = gst_cuda_filters_analysis_finalize;
+
+  /**
+   * GstCudaFiltersAnalysis:post-messages:
+   *
+   * Post an element message with the results of every interval.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message with the results of every interval",
+          DEFAULT_POST_MESSAGES, flags));
+  /**
+   * GstCudaFiltersAnalysis:interval:
+   *
+   * Stream time a message sums, in nanoseconds: the frames up to the one
+   * that ends at least this long after the first began.  0 posts every
+   * frame.  Frames without a timestamp, or without a duration or frame
+   * rate, are posted one by one.
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Stream time summed into one message, in nanoseconds "
+          "(0 = every frame)", 0, G_MAXUINT64, DEFAULT_INTERVAL, flags));
+  /**
+   * GstCudaFiltersAnalysis:attach-meta:
+   *
+   * Attach each frame's own results to it as a #GstCustomMeta with the
+   * message's fields.  The frame then waits for its results before it is
+   * pushed, instead of going on while they are computed.
+   */
+  g_object_class_install_property (gobject_class, PROP_ATTACH_META,
+      g_param_spec_boolean ("attach-meta", "Attach meta",
+          "Attach each frame's results to it as a GstCustomMeta (the frame "
+          "then waits for them)", DEFAULT_ATTACH_META, flags));
+  /**
+   * GstCudaFiltersAnalysis:roi-x:
+   *
+   * Left edge of the region analysed, in pixels.  The region is clipped to
+   * the frame; subsampled chroma takes every sample that covers part of it.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_X,
+      g_param_spec_uint ("roi-x", "ROI x",
+          "Left edge of the region analysed, in pixels", 0, G_MAXINT, 0,
+          flags));
+  /**
+   * GstCudaFiltersAnalysis:roi-y:
+   *
+   * Top edge of the region analysed, in pixels.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_Y,
+      g_param_spec_uint ("roi-y", "ROI y",
+          "Top edge of the region analysed, in pixels", 0, G_MAXINT, 0,
+          flags));
+  /**
+   * GstCudaFiltersAnalysis:roi-width:
+   *
+   * Width of the region analysed, in pixels; 0 reaches the right edge.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
+      g_param_spec_uint ("roi-width", "ROI width",
+          "Width of the region analysed, in pixels (0 = to the right edge)",
+          0, G_MAXINT, 0, flags));
+  /**
+   * GstCudaFiltersAnalysis:roi-height:
+   *
+   * Height of the region analysed, in pixels; 0 reaches the bottom edge.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
+      g_param_spec_uint ("roi-height", "ROI height",
+          "Height of the region analysed, in pixels (0 = to the bottom edge)",
+          0, G_MAXINT, 0, flags));
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_stop);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_sink_event);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_prepare_output_buffer);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_transform_ip);
+
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_set_info);
+  base_class->process = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_process);
+  base_class->finish = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_finish);
+  base_class->release = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_release);
+  gst_cuda_filters_base_class_set_analysis (base_class);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_filters_analysis_debug,
+      "cudafiltersanalysis", 0, "gst-cudafilters analysis base class");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTERS_ANALYSIS, 0);
+}
+
+static void
+gst_cuda_filters_analysis_init (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  priv->post_messages = DEFAULT_POST_MESSAGES;
+  priv->interval = DEFAULT_INTERVAL;
+  priv->attach_meta = DEFAULT_ATTACH_META;
+  g_mutex_init (&priv->lock);
+  g_cond_init (&priv->cond);
+  g_queue_init (&priv->queue);
+  reset_interval (priv);
+}
+
+/**
+ * gst_cuda_filters_analysis_class_add_pad_templates:
+ *
+ * The formats every analysis element takes, in system and CUDA memory, on
+ * both pads.
+ */
+void
+gst_cuda_filters_analysis_class_add_pad_templates (GstCudaFiltersAnalysisClass
+    * klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCaps *caps = gst_cuda_filters_base_make_caps (SYS_FORMATS, CUDA_FORMATS);
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+}
+
+/**
+ * gst_cuda_filters_analysis_class_set_names:
+ * @message_name: name of the element messages, e.g. "cudahist"
+ * @meta_name: name of the #GstCustomMeta, e.g. "GstCudaHistMeta",
+ *   registered here
+ */
+void
+gst_cuda_filters_analysis_class_set_names (GstCudaFiltersAnalysisClass *
+    klass, const gchar * message_name, const gchar * meta_name)
+{
+  /* no tags: the meta describes the frame's content as analysed and is
+   * copied with the buffer */
+  static const gchar *tags[] = { NULL };
+
+  klass->message_name = message_name;
+  klass->meta_name = meta_name;
+  if (!gst_meta_get_info (meta_name))
+    gst_meta_register_custom (meta_name, tags, NULL, NULL, NULL);
+}

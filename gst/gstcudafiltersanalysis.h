@@ -1,0 +1,90 @@
+/* GStreamer
+ * gst-cudafilters: the base class of the analysis elements (cudahist,
+ * cudasum).
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+#ifndef __GST_CUDA_FILTERS_ANALYSIS_H__
+#define __GST_CUDA_FILTERS_ANALYSIS_H__
+
+#include "gstcudafiltersbase.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_FILTERS_ANALYSIS (gst_cuda_filters_analysis_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersAnalysis, gst_cuda_filters_analysis,
+    GST, CUDA_FILTERS_ANALYSIS, GstCudaFiltersBase);
+
+/**
+ * GstCudaFiltersRegion:
+ * @x: @y: @width: @height: the region of interest in pixels, clipped to
+ *   the frame
+ * @n_channels: channels of the format (R, G, B[, A] or Y[, U, V])
+ * @channel_names: their names, in channel order
+ * @n_planes: planes holding them
+ * @planes: each plane's part of the region, in device memory, with the
+ *   channel of each byte of a pixel
+ * @pixels: pixels in the region
+ *
+ * What an analysis reads of one frame.
+ */
+typedef struct
+{
+  gint x, y, width, height;
+  guint n_channels;
+  const gchar *channel_names[CF_HIST_MAX_CHANNELS];
+  guint n_planes;
+  CfSamplePlane planes[CF_HIST_MAX_PLANES];
+  guint64 pixels;
+} GstCudaFiltersRegion;
+
+/**
+ * GstCudaFiltersAnalysisClass:
+ * @message_name: name of the element messages posted, e.g. "cudahist"
+ * @meta_name: name of the #GstCustomMeta attached with `attach-meta`
+ *   (both set with gst_cuda_filters_analysis_class_set_names())
+ * @result_size: bytes of one frame's result for frames of @info
+ * @total_size: bytes of an interval's total for frames of @info
+ * @analyse: enqueue the frame's kernels on @stream; they write the frame's
+ *   result to @result, pinned host memory the device writes directly.
+ *   Called with the context current.  Return 0 or the CUDA error.
+ * @accumulate: add one frame's @result (read once the GPU is done) into
+ *   @total; @frames is the number of frames already in it (0: initialise).
+ *   Called from any thread, one call at a time.
+ * @fill_structure: add the element's own fields for @total (@frames frames
+ *   of @region's channels) to @s.
+ *
+ * Subclasses hold only their kernels and their results' meaning; this class
+ * does the rest: the region of interest, frames in flight while their
+ * results are computed, the interval, messages and meta.
+ */
+struct _GstCudaFiltersAnalysisClass
+{
+  GstCudaFiltersBaseClass parent_class;
+
+  const gchar *message_name;
+  const gchar *meta_name;
+
+  gsize (*result_size) (GstCudaFiltersAnalysis * self,
+      const GstVideoInfo * info);
+  gsize (*total_size) (GstCudaFiltersAnalysis * self,
+      const GstVideoInfo * info);
+  CfError (*analyse) (GstCudaFiltersAnalysis * self,
+      const GstCudaFiltersRegion * region, gpointer result, CfStream stream);
+  void (*accumulate) (GstCudaFiltersAnalysis * self, gpointer total,
+      gconstpointer result, guint frames);
+  void (*fill_structure) (GstCudaFiltersAnalysis * self, GstStructure * s,
+      gconstpointer total, guint frames, const GstCudaFiltersRegion * region);
+};
+
+void gst_cuda_filters_analysis_class_add_pad_templates
+    (GstCudaFiltersAnalysisClass * klass);
+
+void gst_cuda_filters_analysis_class_set_names (GstCudaFiltersAnalysisClass *
+    klass, const gchar * message_name, const gchar * meta_name);
+
+G_END_DECLS
+#endif /* __GST_CUDA_FILTERS_ANALYSIS_H__ */

@@ -1,0 +1,573 @@
+/* cudahist on the GPU through GstHarness: counts of every format in both
+ * memory types against counts made here directly from the frame (odd
+ * sizes, padded strides, random, solid and gradient frames, every bins
+ * value kind and regions of interest); the message's fields and times with
+ * and without an interval; the partial interval at EOS; a flush; no
+ * message with post-messages=false; the meta; frames passed through
+ * untouched. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "cf-test-util.h"
+
+static const GstVideoFormat sys_formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+static const GstVideoFormat cuda_formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+typedef struct
+{
+  guint x, y, w, h;             /* 0 w/h: to the edge */
+} Roi;
+
+/* The expected counts of @buf, straight from its components: counts[c][v]
+ * for the channels R, G, B(, A) or Y(, U, V); subsampled components count
+ * every sample covering part of the region. */
+static guint
+reference_counts (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
+    guint bins, guint64 counts[4][256], guint64 * pixels)
+{
+  GstVideoFrame frame;
+  guint width = GST_VIDEO_INFO_WIDTH (info), height =
+      GST_VIDEO_INFO_HEIGHT (info);
+  guint x0 = MIN (roi->x, width), y0 = MIN (roi->y, height);
+  guint w = roi->w ? MIN (roi->w, width - x0) : width - x0;
+  guint h = roi->h ? MIN (roi->h, height - y0) : height - y0;
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c, x, y;
+
+  memset (counts, 0, sizeof (guint64) * 4 * 256);
+  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, buf,
+          GST_MAP_READ));
+  for (c = 0; c < n; c++) {
+    guint ws = GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c);
+    guint hs = GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, c);
+    guint cx0 = x0 >> ws, cy0 = y0 >> hs;
+    guint cx1 = w ? (x0 + w + (1 << ws) - 1) >> ws : cx0;
+    guint cy1 = h ? (y0 + h + (1 << hs) - 1) >> hs : cy0;
+    gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, c);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&frame, c);
+    const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (&frame, c);
+
+    for (y = cy0; y < cy1; y++)
+      for (x = cx0; x < cx1; x++)
+        counts[c][data[(gsize) y * stride + (gsize) x * pstride] * bins /
+            256]++;
+  }
+  gst_video_frame_unmap (&frame);
+  *pixels = (guint64) w * h;
+  return n;
+}
+
+static const gchar *
+channel_name (const GstVideoInfo * info, guint c)
+{
+  static const gchar *rgb[] = { "R", "G", "B", "A" }, *yuv[] = {
+  "Y", "U", "V"};
+  return GST_VIDEO_INFO_IS_RGB (info) ? rgb[c] : yuv[c];
+}
+
+/* The next element message on @bus, waiting up to 10 s for the worker. */
+static GstStructure *
+next_result (GstBus * bus, GstClockTime timeout)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR);
+  GstStructure *s;
+
+  if (!msg)
+    return NULL;
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("error message: %s", err->message);
+  }
+  s = gst_structure_copy (gst_message_get_structure (msg));
+  gst_message_unref (msg);
+  return s;
+}
+
+/* @s holds @frames times the counts of @buf. */
+static void
+check_counts (const GstStructure * s, GstBuffer * buf,
+    const GstVideoInfo * info, const Roi * roi, guint bins, guint frames,
+    const gchar * what)
+{
+  guint64 want[4][256], pixels, got_pixels;
+  guint n = reference_counts (buf, info, roi, bins, want, &pixels), c, b;
+  guint got_bins, got_frames;
+  const GValue *names;
+
+  fail_unless (gst_structure_has_name (s, "cudahist"), "%s", what);
+  fail_unless (gst_structure_get_uint (s, "bins", &got_bins));
+  fail_unless_equals_int (got_bins, bins);
+  fail_unless (gst_structure_get_uint (s, "frames", &got_frames));
+  fail_unless_equals_int (got_frames, frames);
+  fail_unless (gst_structure_get_uint64 (s, "pixels", &got_pixels));
+  fail_unless (got_pixels == pixels * frames, "%s: pixels %" G_GUINT64_FORMAT
+      ", want %" G_GUINT64_FORMAT, what, got_pixels, pixels * frames);
+  names = gst_structure_get_value (s, "channels");
+  fail_unless (names && gst_value_array_get_size (names) == n, "%s", what);
+
+  for (c = 0; c < n; c++) {
+    const gchar *name = channel_name (info, c);
+    const GValue *arr = gst_structure_get_value (s, name);
+    guint64 total = 0;
+
+    fail_unless_equals_string (g_value_get_string
+        (gst_value_array_get_value (names, c)), name);
+    fail_unless (arr && gst_value_array_get_size (arr) == bins,
+        "%s: channel %s missing or of the wrong size", what, name);
+    for (b = 0; b < bins; b++) {
+      guint64 got = g_value_get_uint64 (gst_value_array_get_value (arr, b));
+      fail_unless (got == want[c][b] * frames, "%s: channel %s bin %u: got %"
+          G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, what, name, b, got,
+          want[c][b] * frames);
+      total += got;
+    }
+    /* every full-resolution channel counts each pixel once */
+    if (GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c) == 0 &&
+        GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, c) == 0)
+      fail_unless (total == got_pixels, "%s: channel %s sums to %"
+          G_GUINT64_FORMAT ", not %" G_GUINT64_FORMAT, what, name, total,
+          got_pixels);
+  }
+}
+
+typedef enum
+{
+  FRAME_RANDOM,
+  FRAME_SOLID,
+  FRAME_GRADIENT,
+} FrameKind;
+
+static GstBuffer *
+make_frame (GstVideoFormat format, gint w, gint h, guint pad, FrameKind kind)
+{
+  GstBuffer *buf = cf_test_make_frame (format, w, h, pad,
+      kind == FRAME_SOLID, rand_);
+
+  if (kind == FRAME_GRADIENT) {
+    GstMapInfo map;
+    gsize i;
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    for (i = 0; i < map.size; i++)
+      map.data[i] = (guint8) (i / 5);
+    gst_buffer_unmap (buf, &map);
+  }
+  return buf;
+}
+
+static GstHarness *
+new_harness (const gchar * launch, GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  return h;
+}
+
+static void
+free_harness (GstHarness * h, GstBus * bus)
+{
+  gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+/* Whether the frames in @a and @b (each mapped with its video meta) have
+ * the same pixels. */
+static gboolean
+frames_equal (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
+{
+  GstVideoFrame fa, fb;
+  gboolean same = TRUE;
+  guint p, y;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize row_bytes;
+    guint rows;
+
+    cf_test_plane_extent (info, p, &row_bytes, &rows);
+    for (y = 0; y < rows && same; y++)
+      same = memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row_bytes) == 0;
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return same;
+}
+
+/* One frame through @launch (a cudahist pipeline of @bins bins and @roi):
+ * the same buffer comes out with the same bytes, and one message with its
+ * counts. */
+static void
+run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
+    guint pad, FrameKind kind, guint bins, const Roi * roi)
+{
+  GstBus *bus;
+  GstHarness *hr = new_harness (launch, &bus);
+  GstVideoInfo info;
+  GstBuffer *in, *out, *copy;
+  GstStructure *s;
+  gchar *what = g_strdup_printf ("%s %s %dx%d pad %u kind %d",
+      launch, gst_video_format_to_string (format), w, h, pad, kind);
+
+  gst_video_info_set_format (&info, format, w, h);
+  gst_harness_set_src_caps (hr, gst_video_info_to_caps (&info));
+  in = make_frame (format, w, h, pad, kind);
+  copy = gst_buffer_copy_deep (in);
+  fail_unless_equals_int (gst_harness_push (hr, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (hr);
+
+  /* untouched: system memory frames are the very buffer pushed */
+  if (strstr (launch, "cudaupload") == NULL)
+    fail_unless (out == in, "%s: not passed through", what);
+  fail_unless (frames_equal (out, copy, &info), "%s: frame modified", what);
+
+  s = next_result (bus, 10 * GST_SECOND);
+  fail_unless (s != NULL, "%s: no message", what);
+  /* the counts of the frame as pushed (the video meta describes it) */
+  check_counts (s, in, &info, roi, bins, 1, what);
+  gst_structure_free (s);
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_buffer_unref (copy);
+  free_harness (hr, bus);
+  g_free (what);
+}
+
+GST_START_TEST (test_every_format_system_memory)
+{
+  static const Roi whole = { 0, 0, 0, 0 };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
+    run_frame ("cudahist", sys_formats[f], 1, 1, 0, FRAME_RANDOM, 256, &whole);
+    run_frame ("cudahist", sys_formats[f], 3, 7, 0, FRAME_RANDOM, 256, &whole);
+    run_frame ("cudahist", sys_formats[f], 1921, 1081, 20, FRAME_RANDOM, 256,
+        &whole);
+    run_frame ("cudahist", sys_formats[f], 640, 361, 4, FRAME_SOLID, 256,
+        &whole);
+    run_frame ("cudahist", sys_formats[f], 333, 64, 0, FRAME_GRADIENT, 256,
+        &whole);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bins_and_regions)
+{
+  static const Roi rois[] = {
+    {0, 0, 0, 0}, {1, 1, 1, 1}, {3, 5, 17, 9}, {100, 0, 0, 1}, {0, 100, 1, 0},
+    {5000, 0, 0, 0},            /* outside: nothing counted */
+    {298, 200, 50, 50},         /* clipped */
+  };
+  static const guint bins[] = { 1, 7, 16, 100, 256 };
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_BGRA,
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12
+  };
+  guint r, b, f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (r = 0; r < G_N_ELEMENTS (rois); r++)
+      for (b = 0; b < G_N_ELEMENTS (bins); b++) {
+        gchar *launch = g_strdup_printf ("cudahist bins=%u roi-x=%u roi-y=%u "
+            "roi-width=%u roi-height=%u", bins[b], rois[r].x, rois[r].y,
+            rois[r].w, rois[r].h);
+        run_frame (launch, formats[f], 301, 211, 12, FRAME_RANDOM, bins[b],
+            &rois[r]);
+        g_free (launch);
+      }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cuda_memory)
+{
+  static const Roi whole = { 0, 0, 0, 0 }, part = { 7, 3, 100, 50 };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
+    run_frame ("cudaupload ! cudahist ! cudadownload", cuda_formats[f], 1921,
+        1081, 0, FRAME_RANDOM, 256, &whole);
+    run_frame ("cudaupload ! cudahist bins=64 roi-x=7 roi-y=3 roi-width=100 "
+        "roi-height=50 ! cudadownload", cuda_formats[f], 321, 241, 0,
+        FRAME_RANDOM, 64, &part);
+  }
+}
+
+GST_END_TEST;
+
+/* Frames of 1/30 s from 0 in a segment that starts at 10 s of running
+ * time; @interval ns per message. */
+static GstHarness *
+timed_harness (const gchar * launch, GstBus ** bus)
+{
+  GstHarness *h = new_harness (launch, bus);
+  GstSegment segment;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1");
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.base = 10 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  return h;
+}
+
+static GstBuffer *
+timed_frame (guint i, GstBuffer * like)
+{
+  GstBuffer *buf = like ? gst_buffer_ref (like) :
+      make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0, FRAME_RANDOM);
+
+  buf = gst_buffer_make_writable (buf);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (i, GST_SECOND, 30);
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (i + 1, GST_SECOND, 30) -
+      GST_BUFFER_PTS (buf);
+  return buf;
+}
+
+static void
+check_times (const GstStructure * s, guint first_frame, guint frames)
+{
+  guint64 ts, st, rt, dur;
+  GstClockTime start = gst_util_uint64_scale (first_frame, GST_SECOND, 30);
+  GstClockTime end = gst_util_uint64_scale (first_frame + frames, GST_SECOND,
+      30);
+
+  fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+  fail_unless (gst_structure_get_uint64 (s, "stream-time", &st));
+  fail_unless (gst_structure_get_uint64 (s, "running-time", &rt));
+  fail_unless (gst_structure_get_uint64 (s, "duration", &dur));
+  fail_unless_equals_uint64 (ts, start);
+  fail_unless_equals_uint64 (st, start);
+  fail_unless_equals_uint64 (rt, start + 10 * GST_SECOND);
+  fail_unless_equals_uint64 (dur, end - start);
+}
+
+GST_START_TEST (test_messages_every_frame)
+{
+  static const Roi whole = { 0, 0, 0, 0 };
+  GstBus *bus;
+  GstHarness *h = timed_harness ("cudahist", &bus);
+  GstVideoInfo info;
+  GstBuffer *frames[12];
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (i = 0; i < G_N_ELEMENTS (frames); i++) {
+    frames[i] = timed_frame (i, NULL);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (frames[i])),
+        GST_FLOW_OK);
+  }
+  /* in frame order, one each, with the frame's own counts and times */
+  for (i = 0; i < G_N_ELEMENTS (frames); i++) {
+    GstStructure *s = next_result (bus, 10 * GST_SECOND);
+    fail_unless (s != NULL, "no message for frame %u", i);
+    check_times (s, i, 1);
+    check_counts (s, frames[i], &info, &whole, 256, 1, "every frame");
+    gst_structure_free (s);
+    gst_buffer_unref (frames[i]);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (next_result (bus, 0) == NULL, "a message more at EOS");
+  free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_interval_and_eos)
+{
+  static const Roi whole = { 0, 0, 0, 0 };
+  GstBus *bus;
+  /* 0.1 s: three frames of 1/30 s each */
+  GstHarness *h = timed_harness ("cudahist interval=100000000", &bus);
+  GstVideoInfo info;
+  GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
+      FRAME_RANDOM);
+  GstStructure *s;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (i = 0; i < 10; i++)
+    fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
+        GST_FLOW_OK);
+  for (i = 0; i < 3; i++) {
+    s = next_result (bus, 10 * GST_SECOND);
+    fail_unless (s != NULL, "no message for interval %u", i);
+    check_times (s, 3 * i, 3);
+    check_counts (s, frame, &info, &whole, 256, 3, "interval");
+    gst_structure_free (s);
+  }
+  fail_unless (next_result (bus, 100 * GST_MSECOND) == NULL,
+      "the partial interval was posted before EOS");
+  /* EOS posts the last, partial interval before it goes on */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  s = next_result (bus, 0);
+  fail_unless (s != NULL, "no message for the partial interval at EOS");
+  check_times (s, 9, 1);
+  check_counts (s, frame, &info, &whole, 256, 1, "partial interval");
+  gst_structure_free (s);
+  gst_buffer_unref (frame);
+  free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_messages)
+{
+  GstBus *bus;
+  GstHarness *h = timed_harness ("cudahist post-messages=false", &bus);
+  guint i;
+
+  for (i = 0; i < 5; i++) {
+    fail_unless_equals_int (gst_harness_push (h, timed_frame (i, NULL)),
+        GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (next_result (bus, 200 * GST_MSECOND) == NULL);
+  free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flush)
+{
+  static const Roi whole = { 0, 0, 0, 0 };
+  GstBus *bus;
+  GstHarness *h = timed_harness ("cudahist interval=1000000000", &bus);
+  GstVideoInfo info;
+  GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
+      FRAME_RANDOM);
+  GstSegment segment;
+  GstStructure *s;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (i = 0; i < 5; i++)
+    fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
+        GST_FLOW_OK);
+  /* a flush drops the interval being summed */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.base = 10 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  s = next_result (bus, 0);
+  fail_unless (s != NULL);
+  check_times (s, 0, 2);
+  check_counts (s, frame, &info, &whole, 256, 2, "after a flush");
+  gst_structure_free (s);
+  fail_unless (next_result (bus, 0) == NULL);
+  gst_buffer_unref (frame);
+  free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_meta)
+{
+  static const Roi part = { 2, 3, 20, 10 };
+  GstBus *bus;
+  GstHarness *h = timed_harness ("cudahist attach-meta=true bins=32 roi-x=2 "
+      "roi-y=3 roi-width=20 roi-height=10", &bus);
+  GstVideoInfo info;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (i = 0; i < 4; i++) {
+    GstBuffer *in = timed_frame (i, NULL), *out;
+    GstCustomMeta *meta;
+    GstStructure *s;
+
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    meta = gst_buffer_get_custom_meta (out, "GstCudaHistMeta");
+    fail_unless (meta != NULL, "no meta on frame %u", i);
+    s = gst_custom_meta_get_structure (meta);
+    /* the meta's structure is named after the meta; the fields are the
+     * message's */
+    gst_structure_set_name (s, "cudahist");
+    check_times (s, i, 1);
+    check_counts (s, in, &info, &part, 32, 1, "meta");
+    /* and the message still comes */
+    s = next_result (bus, 10 * GST_SECOND);
+    fail_unless (s != NULL);
+    check_counts (s, in, &info, &part, 32, 1, "message with meta");
+    gst_structure_free (s);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+  free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_short_buffer)
+{
+  GstBus *bus;
+  GstHarness *h = new_harness ("cudahist", &bus);
+  GstBuffer *buf;
+  GstMessage *msg;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1");
+  buf = gst_buffer_new_allocate (NULL, 64 * 4 * 47, NULL);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudahist_suite (void)
+{
+  Suite *s = suite_create ("cudahist");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_every_format_system_memory);
+  tcase_add_test (tc, test_bins_and_regions);
+  tcase_add_test (tc, test_cuda_memory);
+  tcase_add_test (tc, test_messages_every_frame);
+  tcase_add_test (tc, test_interval_and_eos);
+  tcase_add_test (tc, test_no_messages);
+  tcase_add_test (tc, test_flush);
+  tcase_add_test (tc, test_meta);
+  tcase_add_test (tc, test_short_buffer);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_test_run_gpu_suite (&argc, &argv, cf_test_gpu_available,
+      cudahist_suite, "cudahist", __FILE__);
+}
