@@ -373,6 +373,14 @@ bench_hist (int w, int h, int bpp, bool nv12, bool solid, bool cub,
   int n = rotation_count (bytes);
   Frames in (n, row, rows);
   fill_frames (in, row, rows, solid, rng);
+  if (nv12 && solid) {
+    /* a solid NV12 frame: one luma value, one chroma pair (U = V here) */
+    uint8_t y = (uint8_t) rng (), c = (uint8_t) rng ();
+    for (auto p:in.ptr) {
+      CHECK (cudaMemset2D (p, in.pitch, y, row, h));
+      CHECK (cudaMemset2D (p + in.pitch * h, in.pitch, c, row, rows - h));
+    }
+  }
   uint32_t *counts;
   void *ws;
   CHECK (cudaMalloc (&counts, sizeof (uint32_t) * CF_HIST_MAX_CHANNELS *

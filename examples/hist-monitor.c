@@ -29,7 +29,8 @@ typedef struct
   GstElement *pipeline;
 } Monitor;
 
-static const gchar *blocks[] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+static const gchar *blocks[] =
+    { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 
 #define ROWS 6                  /* text rows per channel */
 
@@ -41,8 +42,7 @@ draw_channel (const gchar * name, const GValue * counts)
   guint64 max = 1;
 
   for (i = 0; i < n; i++)
-    max = MAX (max, g_value_get_uint64 (gst_value_array_get_value (counts,
-                i)));
+    max = MAX (max, g_value_get_uint64 (gst_value_array_get_value (counts, i)));
   for (row = ROWS; row > 0; row--) {
     printf ("%s ", row == ROWS ? name : " ");
     for (i = 0; i < n; i++) {

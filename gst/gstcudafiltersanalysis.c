@@ -176,13 +176,12 @@ region_of_frame (GstCudaFiltersAnalysis * self,
     pl->bytes_per_pixel = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
     pl->channel[GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c)] = (int) c;
     /* subsampled planes: every sample that covers part of the region */
-    pl->width = r->width ? GST_VIDEO_SUB_SCALE (wsub, r->x + r->width) - x0 :
-        0;
+    pl->width = r->width ? GST_VIDEO_SUB_SCALE (wsub, r->x + r->width) - x0 : 0;
     pl->height = r->height ? GST_VIDEO_SUB_SCALE (hsub, r->y + r->height) -
         y0 : 0;
     pl->pitch = frame->stride[plane];
-    pl->data = frame->data[plane] + (gsize) y0 * pl->pitch +
-        (gsize) x0 * pl->bytes_per_pixel;
+    pl->data = frame->data[plane] + (gsize) y0 *pl->pitch +
+        (gsize) x0 *pl->bytes_per_pixel;
   }
 }
 
@@ -191,7 +190,7 @@ region_of_frame (GstCudaFiltersAnalysis * self,
 static gpointer
 slot_data (GstCudaFiltersAnalysisPrivate * priv, guint slot)
 {
-  return priv->slots + (gsize) slot * priv->slot_size;
+  return priv->slots + (gsize) slot *priv->slot_size;
 }
 
 /* The fields every message and meta has. */
@@ -890,8 +889,7 @@ gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_ROI_Y,
       g_param_spec_uint ("roi-y", "ROI y",
-          "Top edge of the region analysed, in pixels", 0, G_MAXINT, 0,
-          flags));
+          "Top edge of the region analysed, in pixels", 0, G_MAXINT, 0, flags));
   /**
    * GstCudaFiltersAnalysis:roi-width:
    *

@@ -13,7 +13,6 @@
 #include "gstcudafiltersbase.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_FILTERS_ANALYSIS (gst_cuda_filters_analysis_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersAnalysis, gst_cuda_filters_analysis,
     GST, CUDA_FILTERS_ANALYSIS, GstCudaFiltersBase);
@@ -68,11 +67,11 @@ struct _GstCudaFiltersAnalysisClass
   const gchar *message_name;
   const gchar *meta_name;
 
-  gsize (*result_size) (GstCudaFiltersAnalysis * self,
+    gsize (*result_size) (GstCudaFiltersAnalysis * self,
       const GstVideoInfo * info);
-  gsize (*total_size) (GstCudaFiltersAnalysis * self,
+    gsize (*total_size) (GstCudaFiltersAnalysis * self,
       const GstVideoInfo * info);
-  CfError (*analyse) (GstCudaFiltersAnalysis * self,
+    CfError (*analyse) (GstCudaFiltersAnalysis * self,
       const GstCudaFiltersRegion * region, gpointer result, CfStream stream);
   void (*accumulate) (GstCudaFiltersAnalysis * self, gpointer total,
       gconstpointer result, guint frames);

@@ -12,7 +12,6 @@
 #include "gstcudafiltersanalysis.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_CUDA_HIST (gst_cuda_hist_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaHist, gst_cuda_hist, GST, CUDA_HIST,
     GstCudaFiltersAnalysis);

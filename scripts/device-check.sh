@@ -4,8 +4,11 @@
 # again under compute-sanitizer memcheck and racecheck (slowest, so last).
 # Logs and CSV go to $OUT (or ./device-out).  Run from the project root,
 # after `bash scripts/device-pack.sh`, with carry [".device", "build-device"],
-# as: bash scripts/device-check.sh
+# as: bash scripts/device-check.sh [run|sanitize]
+# (run: tests, pipelines, examples, benchmarks; sanitize: the suite under
+# memcheck and racecheck; both by default.  Each fits one device call.)
 set -uo pipefail
+what=${1:-all}
 export BUILD=${BUILD:-$PWD/build-device}
 out=${OUT:-device-out}
 mkdir -p "$out"
@@ -13,6 +16,7 @@ run=".device/run.sh"
 status=0
 step() { echo; echo "=== $*"; }
 
+if [ "$what" != sanitize ]; then
 step "test suite"
 bash $run test 2>&1 | tee "$out/tests.log" || status=1
 
@@ -25,6 +29,8 @@ for p in \
   "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! openh264enc ! h264parse ! nvh264dec ! cudagray ! cudadownload ! video/x-raw,format=NV12 ! videoconvert ! pngenc snapshot=true ! filesink location=$out/nvh264dec-cudagray.png" \
   "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=RGBA,width=320,height=240 ! cudablur sigma=3 ! cudagray ! pngenc snapshot=true ! filesink location=$out/blur-gray-smpte.png" \
   "videotestsrc num-buffers=60 ! video/x-raw,format=NV12,width=1921,height=1081 ! cudaupload ! cudablur sigma=2.6 border=reflect-101 ! cudagray ! cudadownload ! fakesink" \
+  "videotestsrc num-buffers=60 ! video/x-raw,format=BGRx,width=1921,height=1081 ! cudahist bins=32 roi-x=100 roi-width=640 interval=1000000000 ! fakesink" \
+  "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! openh264enc ! h264parse ! nvh264dec ! cudahist ! cudablur ! cudahist attach-meta=true ! fakesink" \
   ; do
   echo "--- gst-launch-1.0 $p"
   bash $run gst-launch-1.0 -q $p 2>&1 | tail -5
@@ -34,8 +40,14 @@ done
 echo "--- bad device-id (must fail with a clear error)"
 bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray device-id=7 ! fakesink 2>&1 | head -4
 
+echo "--- the messages, as gst-launch -m prints them"
+bash $run gst-launch-1.0 -m videotestsrc num-buffers=3 pattern=smpte ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! cudahist bins=16 ! fakesink 2>&1 | tee "$out/cudahist-gst-launch.txt" | grep -m1 "cudahist, " | cut -c1-300
+
 step "example: an application sharing its CUDA context"
 bash $run $BUILD/examples/shared-context 2>&1 | grep -v "^0:00" || status=1
+
+step "example: the live histogram monitor (not a terminal: printed as text)"
+bash $run $BUILD/examples/hist-monitor --frames 3 --bins 16 2>&1 | tail -6 || status=1
 
 step "kernel benchmark"
 bash $run $BUILD/bench/kernel-bench --csv "$out/kernels.csv" 2>&1 | tee "$out/kernel-bench.log" || status=1
@@ -43,8 +55,12 @@ bash $run $BUILD/bench/kernel-bench --csv "$out/kernels.csv" 2>&1 | tee "$out/ke
 step "pipeline benchmark"
 for i in 1 2 3; do
   bash $run $BUILD/bench/pipeline-bench --csv "$out/pipelines.csv" 2>&1 | tee -a "$out/pipeline-bench.log" || status=1
+  # an analysis element uploads and never downloads
+  bash $run $BUILD/bench/pipeline-bench --chain cudahist --out-bytes-per-pixel 0 --csv "$out/pipelines.csv" 2>&1 | tee -a "$out/pipeline-bench.log" || status=1
 done
+fi
 
+if [ "$what" != run ]; then
 step "test suite under compute-sanitizer memcheck"
 # The sanitizer's own report goes to files: a passing test's output is not
 # shown by the runner, and the summary lines are the evidence.  API errors
@@ -62,10 +78,12 @@ done 2>&1 | tee -a "$out/memcheck.log"
 
 step "test suite under compute-sanitizer racecheck (shared-memory kernels)"
 rm -rf /tmp/sanitizer && mkdir -p /tmp/sanitizer
-bash $run test --timeout-multiplier 20 kernels cudablur \
+bash $run test --timeout-multiplier 20 kernels cudablur cudahist \
   --wrap "compute-sanitizer --tool racecheck --report-api-errors no --error-exitcode 1 --print-limit 20 --log-file /tmp/sanitizer/%p.log" \
   2>&1 | tee "$out/racecheck.log" || status=1
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/racecheck.log"
+
+fi
 
 step "done: status $status"
 exit $status

@@ -11,9 +11,24 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
   NVCC=$nvcc meson setup "$BUILD" -Dgpu_archs=90 >/dev/null
 fi
+# Object files are not needed there but count against the 64 MiB carried:
+# they wait beside the build dir between packs, timestamps kept, so that
+# the next compile is incremental.
+stash="$BUILD.objects"
+if [ -d "$stash" ]; then
+  (cd "$stash" && find . -type f) | while read -r f; do
+    mv "$stash/$f" "$BUILD/$f"
+  done
+  rm -rf "$stash"
+fi
 meson compile -C "$BUILD" >/dev/null
-find "$BUILD" -type f \( -name '*.so' -o -name '*.a' -o -perm -u+x \) \
+find "$BUILD" -type f \( -name '*.so' -o -name '*.a' -o -name '*.o' -o -perm -u+x \) \
   -exec sh -c 'head -c4 "$1" | grep -q ELF && strip --strip-debug "$1"' _ {} \;
+find "$BUILD" -type f -name '*.o' | while read -r f; do
+  rel=${f#"$BUILD"/}
+  mkdir -p "$stash/$(dirname "$rel")"
+  mv "$f" "$stash/$rel"
+done
 # per-test registries are remade where the tests run
 find "$BUILD" -name "*.registry" -delete
 bash ../shared/device/pack.sh "$@"

@@ -62,7 +62,7 @@ reference_counts (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
             256]++;
   }
   gst_video_frame_unmap (&frame);
-  *pixels = (guint64) w * h;
+  *pixels = (guint64) w *h;
   return n;
 }
 
@@ -70,7 +70,8 @@ static const gchar *
 channel_name (const GstVideoInfo * info, guint c)
 {
   static const gchar *rgb[] = { "R", "G", "B", "A" }, *yuv[] = {
-  "Y", "U", "V"};
+    "Y", "U", "V"
+  };
   return GST_VIDEO_INFO_IS_RGB (info) ? rgb[c] : yuv[c];
 }
 
