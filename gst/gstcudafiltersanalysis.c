@@ -301,6 +301,19 @@ pending_free (Pending * p)
   g_free (p);
 }
 
+/* A frame that will not reach the worker: its slot is free again. */
+static void
+drop_frame (GstCudaFiltersAnalysisPrivate * priv, Pending * p)
+{
+  if (!p)
+    return;
+  g_mutex_lock (&priv->lock);
+  priv->slot_busy[p->slot] = FALSE;
+  g_cond_broadcast (&priv->cond);
+  g_mutex_unlock (&priv->lock);
+  pending_free (p);
+}
+
 static CfError
 wait_for_gpu (GstCudaFiltersAnalysisPrivate * priv, Pending * p)
 {
@@ -404,6 +417,22 @@ post_partial_interval (GstCudaFiltersAnalysis * self)
 
 /* ---- GstCudaFiltersBase vfuncs ------------------------------------------ */
 
+/* Called with the context current, nothing in flight. */
+static void
+free_slots (GstCudaFiltersAnalysisPrivate * priv)
+{
+  guint i;
+
+  for (i = 0; i < MAX_IN_FLIGHT; i++) {
+    cf_event_destroy (priv->events[i]);
+    priv->events[i] = NULL;
+  }
+  if (priv->slots)
+    gst_cuda_result (CuMemFreeHost (priv->slots));
+  priv->slots = NULL;
+  memset (priv->slot_busy, 0, sizeof (priv->slot_busy));
+}
+
 /* Called with the context current. */
 static CfError
 ensure_slots (GstCudaFiltersAnalysis * self)
@@ -422,22 +451,9 @@ ensure_slots (GstCudaFiltersAnalysis * self)
   }
   for (i = 0; i < MAX_IN_FLIGHT && err == 0; i++)
     err = cf_event_create (&priv->events[i]);
+  if (err != 0)
+    free_slots (priv);          /* all or nothing: the next frame retries */
   return err;
-}
-
-/* Called with the context current, nothing in flight. */
-static void
-free_slots (GstCudaFiltersAnalysisPrivate * priv)
-{
-  guint i;
-
-  for (i = 0; i < MAX_IN_FLIGHT; i++) {
-    cf_event_destroy (priv->events[i]);
-    priv->events[i] = NULL;
-  }
-  if (priv->slots)
-    gst_cuda_result (CuMemFreeHost (priv->slots));
-  priv->slots = NULL;
 }
 
 /* A free slot, waiting for the oldest frame in flight if there is none. */
@@ -504,10 +520,7 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
   if (err == 0)
     err = cf_event_record (priv->events[slot], stream);
   if (err != 0) {
-    g_mutex_lock (&priv->lock);
-    priv->slot_busy[slot] = FALSE;
-    g_mutex_unlock (&priv->lock);
-    pending_free (p);
+    drop_frame (priv, p);
     return err;
   }
   priv->current = p;
@@ -559,8 +572,9 @@ gst_cuda_filters_analysis_release (GstCudaFiltersBase * base)
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
 
   drain (self);
-  g_clear_pointer (&priv->current, pending_free);
-  g_clear_pointer (&priv->meta_frame, pending_free);
+  drop_frame (priv, priv->current);
+  drop_frame (priv, priv->meta_frame);
+  priv->current = priv->meta_frame = NULL;
   free_slots (priv);
 }
 
@@ -637,7 +651,7 @@ gst_cuda_filters_analysis_transform_ip (GstBaseTransform * trans,
   p = priv->meta_frame;
   priv->meta_frame = NULL;
   if (ret != GST_FLOW_OK || !p) {
-    g_clear_pointer (&p, pending_free);
+    drop_frame (priv, p);
     return ret;
   }
 
@@ -648,19 +662,20 @@ gst_cuda_filters_analysis_transform_ip (GstBaseTransform * trans,
     GstStructure *s = gst_custom_meta_get_structure (meta);
     gpointer total = g_malloc0 (MAX (priv->total_size, 1));
 
-    klass->accumulate (self, total, slot_data (priv, p->slot), 0);
     set_common_fields (s, p->pts, p->stream_time, p->running_time,
         p->duration, 1, p->region.pixels, &p->region);
+    /* the subclass's callbacks run one at a time (the worker's are under
+     * the lock too) */
+    g_mutex_lock (&priv->lock);
+    klass->accumulate (self, total, slot_data (priv, p->slot), 0);
     klass->fill_structure (self, s, total, 1, &p->region);
+    g_mutex_unlock (&priv->lock);
     g_free (total);
   } else if (err == 0) {
     GST_WARNING_OBJECT (self, "buffer not writable, no meta attached");
   }
   if (err != 0) {
-    g_mutex_lock (&priv->lock);
-    priv->slot_busy[p->slot] = FALSE;
-    g_mutex_unlock (&priv->lock);
-    pending_free (p);
+    drop_frame (priv, p);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("CUDA failed while computing a frame's results: %s.",
             cf_error_name (err)), (NULL));

@@ -26,6 +26,22 @@ cf_test_gpu_available (void)
 }
 
 
+/* The formats cudablur and the analysis elements take in system memory,
+ * and those of them tested in CUDA memory (1.22's CUDA allocator has no
+ * GRAY8, xRGB or xBGR). */
+static const GstVideoFormat cf_test_sys_formats[] G_GNUC_UNUSED = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+static const GstVideoFormat cf_test_cuda_formats[] G_GNUC_UNUSED = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
 /* Shared by the GPU tests' main(): the random source of the run. */
 static GRand *rand_;
 
@@ -104,8 +120,7 @@ cf_test_make_frame (GstVideoFormat format, gint width, gint height,
     for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
       gsize row_bytes, x;
       guint rows, y;
-      gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (info.finfo, p == 0 ? 0 :
-          1);
+      gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (info.finfo, p == 0 ? 0 : 1);
 
       cf_test_plane_extent (&info, p, &row_bytes, &rows);
       for (y = 0; y < rows; y++) {

@@ -9,19 +9,6 @@
 
 #include "cf-test-util.h"
 
-static const GstVideoFormat sys_formats[] = {
-  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
-  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
-  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
-};
-
-static const GstVideoFormat cuda_formats[] = {
-  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
-};
-
 typedef struct
 {
   double sigma, sigma_y;        /* sigma_y < 0: same as sigma */
@@ -159,7 +146,8 @@ check_formats (const gchar * launch, const GstVideoFormat * formats,
 
 GST_START_TEST (test_system_memory)
 {
-  check_formats ("cudablur", sys_formats, G_N_ELEMENTS (sys_formats));
+  check_formats ("cudablur", cf_test_sys_formats,
+      G_N_ELEMENTS (cf_test_sys_formats));
 }
 
 GST_END_TEST;
@@ -167,8 +155,8 @@ GST_END_TEST;
 GST_START_TEST (test_cuda_memory)
 {
   check_formats ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudablur ! "
-      "video/x-raw(memory:CUDAMemory) ! cudadownload", cuda_formats,
-      G_N_ELEMENTS (cuda_formats));
+      "video/x-raw(memory:CUDAMemory) ! cudadownload", cf_test_cuda_formats,
+      G_N_ELEMENTS (cf_test_cuda_formats));
 }
 
 GST_END_TEST;

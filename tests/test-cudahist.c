@@ -10,19 +10,6 @@
 
 #include "cf-test-util.h"
 
-static const GstVideoFormat sys_formats[] = {
-  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
-  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
-  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
-};
-
-static const GstVideoFormat cuda_formats[] = {
-  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
-};
-
 typedef struct
 {
   guint x, y, w, h;             /* 0 w/h: to the edge */
@@ -259,15 +246,17 @@ GST_START_TEST (test_every_format_system_memory)
   static const Roi whole = { 0, 0, 0, 0 };
   guint f;
 
-  for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
-    run_frame ("cudahist", sys_formats[f], 1, 1, 0, FRAME_RANDOM, 256, &whole);
-    run_frame ("cudahist", sys_formats[f], 3, 7, 0, FRAME_RANDOM, 256, &whole);
-    run_frame ("cudahist", sys_formats[f], 1921, 1081, 20, FRAME_RANDOM, 256,
+  for (f = 0; f < G_N_ELEMENTS (cf_test_sys_formats); f++) {
+    run_frame ("cudahist", cf_test_sys_formats[f], 1, 1, 0, FRAME_RANDOM, 256,
         &whole);
-    run_frame ("cudahist", sys_formats[f], 640, 361, 4, FRAME_SOLID, 256,
+    run_frame ("cudahist", cf_test_sys_formats[f], 3, 7, 0, FRAME_RANDOM, 256,
         &whole);
-    run_frame ("cudahist", sys_formats[f], 333, 64, 0, FRAME_GRADIENT, 256,
-        &whole);
+    run_frame ("cudahist", cf_test_sys_formats[f], 1921, 1081, 20, FRAME_RANDOM,
+        256, &whole);
+    run_frame ("cudahist", cf_test_sys_formats[f], 640, 361, 4, FRAME_SOLID,
+        256, &whole);
+    run_frame ("cudahist", cf_test_sys_formats[f], 333, 64, 0, FRAME_GRADIENT,
+        256, &whole);
   }
 }
 
@@ -305,11 +294,11 @@ GST_START_TEST (test_cuda_memory)
   static const Roi whole = { 0, 0, 0, 0 }, part = { 7, 3, 100, 50 };
   guint f;
 
-  for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
-    run_frame ("cudaupload ! cudahist ! cudadownload", cuda_formats[f], 1921,
-        1081, 0, FRAME_RANDOM, 256, &whole);
+  for (f = 0; f < G_N_ELEMENTS (cf_test_cuda_formats); f++) {
+    run_frame ("cudaupload ! cudahist ! cudadownload", cf_test_cuda_formats[f],
+        1921, 1081, 0, FRAME_RANDOM, 256, &whole);
     run_frame ("cudaupload ! cudahist bins=64 roi-x=7 roi-y=3 roi-width=100 "
-        "roi-height=50 ! cudadownload", cuda_formats[f], 321, 241, 0,
+        "roi-height=50 ! cudadownload", cf_test_cuda_formats[f], 321, 241, 0,
         FRAME_RANDOM, 64, &part);
   }
 }
