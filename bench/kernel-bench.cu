@@ -31,6 +31,7 @@
 
 #include <cmath>
 #include <cub/device/device_histogram.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 
 #include "cudafilters-kernels.h"
@@ -472,6 +473,331 @@ bench_hist (int w, int h, int bpp, bool nv12, bool solid, bool cub,
   return res;
 }
 
+/* What a sum row times: cf_sum_planes, or a baseline adding up all of a
+ * packed frame's bytes into one total (not per channel, no key). */
+enum SumImpl
+{
+  SUM_OURS,
+  SUM_CUB,                      /* cub::DeviceReduce::Sum */
+  SUM_ORIGIN,                   /* origin_sum_bytes */
+};
+
+/* The origin article's fastest sum (seeds/000, sumOfCuda_v2): 16 blocks of
+ * 256 threads, a grid-stride loop, each thread's total staged in shared
+ * memory, a tree reduction per block, one atomicAdd per block.  Here the
+ * frame is read as 32-bit words whose four bytes a thread adds to a 64-bit
+ * total (the article adds floats into a double), so nothing overflows.  It
+ * adds to *total: zero it first for a result.  A timing baseline only. */
+static const int kOriginBlocks = 16, kOriginThreads = 256;
+
+__global__ void
+origin_sum_bytes (const uint32_t * __restrict__ words, size_t n,
+    unsigned long long *total)
+{
+  __shared__ unsigned long long part[kOriginThreads];
+  const size_t step = (size_t) gridDim.x * blockDim.x;
+  unsigned long long s = 0;
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+      i += step) {
+    uint32_t v = words[i];
+    s += (v & 0xff) + ((v >> 8) & 0xff) + ((v >> 16) & 0xff) + (v >> 24);
+  }
+  part[threadIdx.x] = s;
+  __syncthreads ();
+  for (unsigned i = blockDim.x / 2; i != 0; i /= 2) {
+    if (threadIdx.x < i)
+      part[threadIdx.x] += part[threadIdx.x + i];
+    __syncthreads ();
+  }
+  if (threadIdx.x == 0)
+    atomicAdd (total, part[0]);
+}
+
+/* Prints every field where got differs from want; true when none does. */
+static bool
+sum_stats_equal (const char *what, const CfSumStats & got,
+    const CfSumStats & want)
+{
+  bool ok = true;
+  auto cmp =[&](const char *field, int c, unsigned long long g,
+      unsigned long long r) {
+    if (g != r) {
+      std::fprintf (stderr, "%s: %s[%d] is %llu, the CPU reference %llu\n",
+          what, field, c, g, r);
+      ok = false;
+    }
+  };
+  for (int c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
+    cmp ("sum", c, got.sum[c], want.sum[c]);
+    cmp ("sum_squares", c, got.sum_squares[c], want.sum_squares[c]);
+    cmp ("min", c, got.min[c], want.min[c]);
+    cmp ("max", c, got.max[c], want.max[c]);
+  }
+  cmp ("black", 0, got.black, want.black);
+  cmp ("abs_diff", 0, got.abs_diff, want.abs_diff);
+  return ok;
+}
+
+/* Fails loudly where the first w bytes of a row of two pitched host planes
+ * differ. */
+static void
+check_rows_equal (const char *what, const uint8_t * got, const uint8_t * want,
+    size_t pitch, size_t w, int h)
+{
+  for (int y = 0; y < h; y++)
+    if (std::memcmp (got + y * pitch, want + y * pitch, w) != 0) {
+      std::fprintf (stderr, "%s: GPU differs from the CPU reference in "
+          "row %d\n", what, y);
+      std::exit (1);
+    }
+}
+
+/* Fails loudly where two arrays of key sums differ. */
+static void
+check_sums_equal (const char *what, const char *which,
+    const std::vector < uint32_t > &got, const std::vector < uint32_t > &want)
+{
+  for (size_t i = 0; i < got.size (); i++)
+    if (got[i] != want[i]) {
+      std::fprintf (stderr, "%s: %s[%zu] is %u, the CPU reference %u\n",
+          what, which, i, got[i], want[i]);
+      std::exit (1);
+    }
+}
+
+/* Sums, squares, min and max of every channel, and the key statistics
+ * `flags` ask for (BT.601 grey of RGB(A), the luma byte of NV12; black
+ * threshold 24); planes = 1 (packed, bpp bytes per pixel) or NV12 (luma
+ * plane + interleaved chroma plane).  The previous-keys buffers of DIFF and
+ * KEEP rotate with the frames.  With impl SUM_CUB or SUM_ORIGIN, times a
+ * one-total byte sum over the same packed frames instead. */
+static Row
+bench_sum (int w, int h, int bpp, bool nv12, bool solid, unsigned flags,
+    SumImpl impl, double bandwidth, std::mt19937 & rng)
+{
+  const unsigned all = CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF |
+      CF_SUM_KEEP;
+  size_t row = (size_t) w * (nv12 ? 1 : bpp);
+  int rows = nv12 ? h + (h + 1) / 2 : h;
+  size_t frame_bytes = row * (size_t) rows;
+  bool prev = (flags & (CF_SUM_DIFF | CF_SUM_KEEP)) != 0;
+  size_t prev_pitch = ((size_t) w + 15) / 16 * 16;
+  /* floor: the frame read, the previous keys read (DIFF) and the new ones
+   * written (KEEP), the profiles written */
+  size_t bytes = frame_bytes +
+      ((flags & CF_SUM_DIFF) ? (size_t) w * h : 0) +
+      ((flags & CF_SUM_KEEP) ? (size_t) w * h : 0) +
+      ((flags & CF_SUM_PROFILES) ? sizeof (uint32_t) * ((size_t) w + h) : 0);
+  int n = rotation_count (frame_bytes + (prev ? prev_pitch * h : 0));
+  Frames in (n, row, rows);
+  fill_frames (in, row, rows, solid, rng);
+  if (nv12 && solid) {
+    /* a solid NV12 frame: one luma value, one chroma pair (U = V here) */
+    uint8_t y = (uint8_t) rng (), c = (uint8_t) rng ();
+    for (auto p:in.ptr) {
+      CHECK (cudaMemset2D (p, in.pitch, y, row, h));
+      CHECK (cudaMemset2D (p + in.pitch * h, in.pitch, c, row, rows - h));
+    }
+  }
+
+  char size[32], op[64], what[96];
+  std::string fl;
+  if (flags == all)
+    fl = " all";
+  else {
+    const char *names[] = { "profiles", "black", "diff", "keep" };
+    for (int b = 0; b < 4; b++)
+      if (flags & (1u << b))
+        fl += std::string (fl.empty ()? " " : "+") + names[b];
+  }
+  std::snprintf (size, sizeof size, "%dx%d", w, h);
+  std::snprintf (op, sizeof op, "sum %s%s%s", nv12 ? "NV12" : bpp == 4 ?
+      "RGBA" : bpp == 3 ? "RGB" : "GRAY8", impl == SUM_CUB ? " bytes (CUB)" :
+      impl == SUM_ORIGIN ? " bytes (origin)" : "", fl.c_str ());
+  std::snprintf (what, sizeof what, "%s %s", op, size);
+
+  /* frame 0 on the host, for the CPU references */
+  std::vector < uint8_t > src (in.pitch * rows);
+  CHECK (cudaMemcpy (src.data (), in[0], src.size (), cudaMemcpyDeviceToHost));
+  std::function < void (int) > launch;
+
+  if (impl != SUM_OURS) {
+    /* one run of bytes: the rows must be contiguous */
+    if (nv12 || flags || in.pitch != row) {
+      std::fprintf (stderr, "%s: the byte-sum baselines take packed frames "
+          "without padding and no key\n", what);
+      std::exit (1);
+    }
+    unsigned long long want = 0, got = 0, *total;
+    for (uint8_t b:src)
+      want += b;
+    CHECK (cudaMalloc (&total, sizeof *total));
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    if (impl == SUM_CUB) {
+      CHECK (cub::DeviceReduce::Sum (nullptr, temp_bytes,
+              (const uint8_t *) in[0], total, (int) frame_bytes));
+      CHECK (cudaMalloc (&temp, temp_bytes));
+      launch =[&](int i) {
+        cub::DeviceReduce::Sum (temp, temp_bytes, (const uint8_t *) in[i],
+            total, (int) frame_bytes);
+      };
+    } else {
+      /* adds to the total, launch after launch: zeroed for the check only */
+      launch =[&](int i) {
+        origin_sum_bytes <<<kOriginBlocks, kOriginThreads >>> ((const
+                uint32_t *) in[i], frame_bytes / 4, total);
+      };
+    }
+    /* the same total as the CPU's, or the comparison means nothing */
+    CHECK (cudaMemset (total, 0xa5, sizeof *total));
+    if (impl == SUM_ORIGIN)
+      CHECK (cudaMemset (total, 0, sizeof *total));
+    launch (0);
+    CHECK (cudaGetLastError ());
+    CHECK (cudaMemcpy (&got, total, sizeof got, cudaMemcpyDeviceToHost));
+    if (got != want) {
+      std::fprintf (stderr, "%s: the total is %llu, the CPU's %llu\n", what,
+          got, want);
+      std::exit (1);
+    }
+    Row res { op, size, solid ? "solid" : "random", (double) bytes,
+        time_median_us (launch, g_reps), time_sustained_us (launch),
+        bytes / bandwidth * 1e6, same_traffic_copy_us (bytes)};
+    if (temp)
+      CHECK (cudaFree (temp));
+    CHECK (cudaFree (total));
+    return res;
+  }
+
+  std::vector < uint8_t * >previous (prev ? n : 0);
+  for (auto & p:previous) {
+    CHECK (cudaMalloc (&p, prev_pitch * h));
+    CHECK (cudaMemset (p, 0, prev_pitch * h));
+  }
+  CfSumStats *stats;
+  uint32_t *row_sums, *column_sums;
+  void *ws;
+  size_t ws_bytes = cf_sum_workspace_bytes (w, h);
+  CHECK (cudaMalloc (&stats, sizeof (CfSumStats)));
+  CHECK (cudaMalloc (&row_sums, sizeof (uint32_t) * h));
+  CHECK (cudaMalloc (&column_sums, sizeof (uint32_t) * w));
+  CHECK (cudaMalloc (&ws, ws_bytes));
+  CHECK (cudaMemset (ws, 0, ws_bytes));
+
+  CfGrayWeights gw = cf_gray_weights (CF_GRAY_MATRIX_BT601);
+  CfSumKey key = { flags, {gw.kr, gw.kg, gw.kb, 0}, 24, nullptr, prev_pitch };
+  if (nv12) {
+    /* one byte per pixel: the key is the luma, the weights unused */
+    key.weights[0] = 65536;
+    key.weights[1] = key.weights[2] = 0;
+  }
+
+  auto planes_of =[&](const uint8_t * frame, CfSamplePlane * pl) {
+    int np = 1;
+    pl[0] = CfSamplePlane { frame, in.pitch, w, h, nv12 ? 1 : bpp,
+        {0, nv12 ? -1 : 1, nv12 ? -1 : 2, nv12 || bpp == 3 ? -1 : 3} };
+    if (nv12) {
+      pl[1] = CfSamplePlane { frame + in.pitch * h, in.pitch, (w + 1) / 2,
+          (h + 1) / 2, 2, {1, 2, -1, -1} };
+      np = 2;
+    }
+    return np;
+  };
+
+  /* correct first: frame 0 against the CPU reference */
+  CfSamplePlane hp[CF_HIST_MAX_PLANES], dp[CF_HIST_MAX_PLANES];
+  int np = planes_of (src.data (), hp);
+  planes_of (in[0], dp);
+  CfSumStats want, got;
+  std::vector < uint8_t > prev_want, prev_got;
+  if (prev) {
+    /* `previous` holds keys: KEEP those of another frame first, so that
+     * DIFF has something to differ from */
+    std::vector < uint8_t > other (src.size ());
+    for (auto & b:other)
+      b = (uint8_t) rng ();
+    uint8_t *d_other;
+    CHECK (cudaMalloc (&d_other, other.size ()));
+    CHECK (cudaMemcpy (d_other, other.data (), other.size (),
+            cudaMemcpyHostToDevice));
+    prev_want.assign (prev_pitch * h, 0);
+    prev_got.resize (prev_pitch * h);
+    CfSumKey keep = key;
+    keep.flags = CF_SUM_KEEP;
+    keep.previous = prev_want.data ();
+    CfSamplePlane other_pl[CF_HIST_MAX_PLANES];
+    planes_of (other.data (), other_pl);
+    cf_ref_sum_planes (other_pl, np, &keep, &want, nullptr, nullptr);
+    keep.previous = previous[0];
+    planes_of (d_other, other_pl);
+    CHECK (cudaMemset (stats, 0xa5, sizeof (CfSumStats)));
+    CHECK ((cudaError_t) cf_sum_planes (other_pl, np, &keep, stats, nullptr,
+            nullptr, ws, nullptr));
+    CHECK (cudaMemcpy (&got, stats, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK (cudaMemcpy (prev_got.data (), previous[0], prev_got.size (),
+            cudaMemcpyDeviceToHost));
+    if (!sum_stats_equal (what, got, want))
+      std::exit (1);
+    check_rows_equal (what, prev_got.data (), prev_want.data (), prev_pitch,
+        w, h);
+    CHECK (cudaFree (d_other));
+  }
+  std::vector < uint32_t > rows_want (h), cols_want (w), rows_got (h),
+      cols_got (w);
+  CfSumKey hkey = key;
+  hkey.previous = prev ? prev_want.data () : nullptr;
+  cf_ref_sum_planes (hp, np, &hkey, &want, rows_want.data (),
+      cols_want.data ());
+  CfSumKey dkey = key;
+  dkey.previous = prev ? previous[0] : nullptr;
+  /* twice where the result does not change, so a workspace not left zeroed
+   * shows */
+  for (int run = 0; run < ((flags & CF_SUM_KEEP) ? 1 : 2); run++) {
+    CHECK (cudaMemset (stats, 0xa5, sizeof (CfSumStats)));
+    CHECK (cudaMemset (row_sums, 0xa5, sizeof (uint32_t) * h));
+    CHECK (cudaMemset (column_sums, 0xa5, sizeof (uint32_t) * w));
+    CHECK ((cudaError_t) cf_sum_planes (dp, np, &dkey, stats, row_sums,
+            column_sums, ws, nullptr));
+    CHECK (cudaMemcpy (&got, stats, sizeof got, cudaMemcpyDeviceToHost));
+    if (!sum_stats_equal (what, got, want))
+      std::exit (1);
+    if (flags & CF_SUM_PROFILES) {
+      CHECK (cudaMemcpy (rows_got.data (), row_sums, sizeof (uint32_t) * h,
+              cudaMemcpyDeviceToHost));
+      CHECK (cudaMemcpy (cols_got.data (), column_sums,
+              sizeof (uint32_t) * w, cudaMemcpyDeviceToHost));
+      check_sums_equal (what, "row_sums", rows_got, rows_want);
+      check_sums_equal (what, "column_sums", cols_got, cols_want);
+    }
+    if (flags & CF_SUM_KEEP) {
+      CHECK (cudaMemcpy (prev_got.data (), previous[0], prev_got.size (),
+              cudaMemcpyDeviceToHost));
+      check_rows_equal (what, prev_got.data (), prev_want.data (),
+          prev_pitch, w, h);
+    }
+  }
+
+  launch =[&](int i) {
+    CfSamplePlane p[CF_HIST_MAX_PLANES];
+    int k = planes_of (in[i], p);
+    CfSumKey kk = key;
+    if (prev)
+      kk.previous = previous[i % previous.size ()];
+    cf_sum_planes (p, k, &kk, stats, row_sums, column_sums, ws, nullptr);
+  };
+  Row res { op, size, solid ? "solid" : "random", (double) bytes,
+      time_median_us (launch, g_reps), time_sustained_us (launch),
+      bytes / bandwidth * 1e6, same_traffic_copy_us (bytes)};
+  for (auto p:previous)
+    CHECK (cudaFree (p));
+  CHECK (cudaFree (stats));
+  CHECK (cudaFree (row_sums));
+  CHECK (cudaFree (column_sums));
+  CHECK (cudaFree (ws));
+  return res;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -532,6 +858,21 @@ main (int argc, char **argv)
   cases.push_back ({"hist RGB 4K", [&] { return bench_hist (3840, 2160, 3, false, false, false, bw, rng); }});
   cases.push_back ({"hist NV12 4K", [&] { return bench_hist (3840, 2160, 1, true, false, false, bw, rng); }});
   cases.push_back ({"hist NV12 4K solid", [&] { return bench_hist (3840, 2160, 1, true, true, false, bw, rng); }});
+
+  const unsigned all = CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF | CF_SUM_KEEP;
+  cases.push_back ({"sum RGBA 720p", [&] { return bench_sum (1280, 720, 4, false, false, 0, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 1080p", [&] { return bench_sum (1920, 1080, 4, false, false, 0, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 4K", [&] { return bench_sum (3840, 2160, 4, false, false, 0, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 4K solid", [&] { return bench_sum (3840, 2160, 4, false, true, 0, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum NV12 4K", [&] { return bench_sum (3840, 2160, 1, true, false, 0, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGB 4K", [&] { return bench_sum (3840, 2160, 3, false, false, 0, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 4K profiles", [&] { return bench_sum (3840, 2160, 4, false, false, CF_SUM_PROFILES, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 4K profiles+black", [&] { return bench_sum (3840, 2160, 4, false, false, CF_SUM_PROFILES | CF_SUM_BLACK, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 4K all", [&] { return bench_sum (3840, 2160, 4, false, false, all, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum NV12 4K all", [&] { return bench_sum (3840, 2160, 1, true, false, all, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 1080p all", [&] { return bench_sum (1920, 1080, 4, false, false, all, SUM_OURS, bw, rng); }});
+  cases.push_back ({"sum RGBA 4K CUB DeviceReduce::Sum", [&] { return bench_sum (3840, 2160, 4, false, false, 0, SUM_CUB, bw, rng); }});
+  cases.push_back ({"sum RGBA 4K origin article", [&] { return bench_sum (3840, 2160, 4, false, false, 0, SUM_ORIGIN, bw, rng); }});
 
   std::vector < Row > rows;
   for (auto & c:cases)

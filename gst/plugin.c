@@ -14,6 +14,7 @@
 #include "gstcudagray.h"
 #include "gstcudablur.h"
 #include "gstcudahist.h"
+#include "gstcudasum.h"
 
 /* Elements are registered whether or not a GPU is present, so gst-inspect
  * documents them everywhere; without one they fail to start with an error
@@ -26,6 +27,7 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (cudagray, plugin);
   ok &= GST_ELEMENT_REGISTER (cudablur, plugin);
   ok &= GST_ELEMENT_REGISTER (cudahist, plugin);
+  ok &= GST_ELEMENT_REGISTER (cudasum, plugin);
   return ok;
 }
 

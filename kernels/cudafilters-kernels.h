@@ -175,6 +175,69 @@ CfError cf_hist_planes (const CfSamplePlane * planes, int n_planes,
 void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
     uint32_t * counts);
 
+/* ---- statistics (reduction pattern) ---------------------------------- */
+
+/* Sums of every channel of a frame's region, read in one pass together with
+ * the statistics of its "key", a value per pixel of plane 0:
+ *   key = (weights[0] * b0 + ... + weights[3] * b3 + 32768) >> 16
+ * over the bytes b0..b3 of the pixel (cf_gray_weights() put on the R, G and
+ * B bytes give cudagray's grey).  For a plane of 1 byte per pixel (a Y or
+ * GRAY8 plane) the key is that byte and the weights are not used.  The key
+ * must stay within 0-255. */
+typedef enum
+{
+  CF_SUM_PROFILES = 1 << 0,     /* row_sums and column_sums of the key */
+  CF_SUM_BLACK = 1 << 1,        /* black: keys at or under black_threshold */
+  CF_SUM_DIFF = 1 << 2,         /* abs_diff: sum of |key - previous key| */
+  CF_SUM_KEEP = 1 << 3,         /* store the keys in `previous` */
+} CfSumFlags;
+
+typedef struct
+{
+  unsigned flags;               /* CfSumFlags */
+  uint32_t weights[4];
+  int black_threshold;
+  /* with CF_SUM_DIFF or CF_SUM_KEEP: the keys of plane 0, one byte per
+   * pixel, its pitch a multiple of 16; read (DIFF) before being
+   * overwritten (KEEP) */
+  uint8_t *previous;
+  size_t previous_pitch;
+} CfSumKey;
+
+/* What cf_sum_planes() writes.  min and max are 255 and 0 for a channel
+ * with no samples. */
+typedef struct
+{
+  uint64_t sum[CF_HIST_MAX_CHANNELS];
+  uint64_t sum_squares[CF_HIST_MAX_CHANNELS];
+  uint32_t min[CF_HIST_MAX_CHANNELS];
+  uint32_t max[CF_HIST_MAX_CHANNELS];
+  uint64_t black;
+  uint64_t abs_diff;
+} CfSumStats;
+
+/* Device workspace for frames whose plane 0 is at most max_width x
+ * max_height: cf_sum_workspace_bytes() of device memory zeroed once (e.g.
+ * with cf_fill_plane); each launch leaves it zeroed again.  Launches
+ * sharing a workspace must be on one stream. */
+size_t cf_sum_workspace_bytes (int max_width, int max_height);
+
+/* Per channel of the planes (as for cf_hist_planes): the sum of the
+ * samples, of their squares, their min and max, and what key->flags ask
+ * for: with CF_SUM_PROFILES row_sums[y] (planes[0].height words) and
+ * column_sums[x] (planes[0].width words) are the sums of the keys of each
+ * row and column of plane 0.  stats, row_sums and column_sums may be host
+ * memory the device can write (pinned, mapped).  planes[0] must have 1, 3
+ * or 4 bytes per pixel when flags are set. */
+CfError cf_sum_planes (const CfSamplePlane * planes, int n_planes,
+    const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,
+    uint32_t * column_sums, void *workspace, CfStream stream);
+
+/* The reference; `previous` is host memory here. */
+void cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
+    const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,
+    uint32_t * column_sums);
+
 /* ---- events ----------------------------------------------------------- */
 
 /* A point in a stream the host can wait for without spinning. */

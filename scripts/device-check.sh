@@ -31,6 +31,7 @@ for p in \
   "videotestsrc num-buffers=60 ! video/x-raw,format=NV12,width=1921,height=1081 ! cudaupload ! cudablur sigma=2.6 border=reflect-101 ! cudagray ! cudadownload ! fakesink" \
   "videotestsrc num-buffers=60 ! video/x-raw,format=BGRx,width=1921,height=1081 ! cudahist bins=32 roi-x=100 roi-width=640 interval=1000000000 ! fakesink" \
   "videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! openh264enc ! h264parse ! nvh264dec ! cudahist ! cudablur ! cudahist attach-meta=true ! fakesink" \
+  "videotestsrc num-buffers=60 ! video/x-raw,format=NV12,width=1921,height=1081 ! cudaupload ! cudasum percentiles=true profiles=true detect=crop+black+cut interval=1000000000 ! cudahist ! cudadownload ! fakesink" \
   ; do
   echo "--- gst-launch-1.0 $p"
   bash $run gst-launch-1.0 -q $p 2>&1 | tail -5
@@ -42,6 +43,9 @@ bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray device-id=7 ! 
 
 echo "--- the messages, as gst-launch -m prints them"
 bash $run gst-launch-1.0 -m videotestsrc num-buffers=3 pattern=smpte ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! cudahist bins=16 ! fakesink 2>&1 | tee "$out/cudahist-gst-launch.txt" | grep -m1 "cudahist, " | cut -c1-300
+
+echo "--- cudasum: crop rectangle of a letterboxed test pattern"
+bash $run gst-launch-1.0 -m videotestsrc num-buffers=2 ! video/x-raw,width=640,height=360 ! videobox top=-60 bottom=-60 fill=black ! video/x-raw,format=RGBA ! cudasum detect=crop+black+cut percentiles=true ! fakesink 2>&1 | tee "$out/cudasum-gst-launch.txt" | grep -m2 "cudasum, " | cut -c1-600
 
 step "example: an application sharing its CUDA context"
 bash $run $BUILD/examples/shared-context 2>&1 | grep -v "^0:00" || status=1
@@ -57,6 +61,7 @@ for i in 1 2 3; do
   bash $run $BUILD/bench/pipeline-bench --csv "$out/pipelines.csv" 2>&1 | tee -a "$out/pipeline-bench.log" || status=1
   # an analysis element uploads and never downloads
   bash $run $BUILD/bench/pipeline-bench --chain cudahist --out-bytes-per-pixel 0 --csv "$out/pipelines.csv" 2>&1 | tee -a "$out/pipeline-bench.log" || status=1
+  bash $run $BUILD/bench/pipeline-bench --chain cudasum --out-bytes-per-pixel 0 --csv "$out/pipelines.csv" 2>&1 | tee -a "$out/pipeline-bench.log" || status=1
 done
 fi
 

@@ -223,4 +223,100 @@ cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
   return ret;
 }
 
+/* ---- harnesses of the analysis elements ---- */
+
+#include <gst/check/gstharness.h>
+
+/* The next element message on @bus, waiting up to 10 s for the worker. */
+static inline GstStructure *
+cf_test_next_result (GstBus * bus, GstClockTime timeout)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR);
+  GstStructure *s;
+
+  if (!msg)
+    return NULL;
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("error message: %s", err->message);
+  }
+  s = gst_structure_copy (gst_message_get_structure (msg));
+  gst_message_unref (msg);
+  return s;
+}
+
+static inline GstHarness *
+cf_test_new_harness (const gchar * launch, GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  return h;
+}
+
+static inline void
+cf_test_free_harness (GstHarness * h, GstBus * bus)
+{
+  gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+/* Whether the frames in @a and @b (each mapped with its video meta) have
+ * the same pixels. */
+static inline gboolean
+cf_test_frames_equal (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
+{
+  GstVideoFrame fa, fb;
+  gboolean same = TRUE;
+  guint p, y;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize row_bytes;
+    guint rows;
+
+    cf_test_plane_extent (info, p, &row_bytes, &rows);
+    for (y = 0; y < rows && same; y++)
+      same = memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row_bytes) == 0;
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return same;
+}
+
+typedef enum
+{
+  FRAME_RANDOM,
+  FRAME_SOLID,
+  FRAME_GRADIENT,
+} FrameKind;
+
+/* A frame of random, solid or gradient content (cf_test_make_frame). */
+static inline GstBuffer *
+make_frame (GstVideoFormat format, gint w, gint h, guint pad, FrameKind kind)
+{
+  GstBuffer *buf = cf_test_make_frame (format, w, h, pad,
+      kind == FRAME_SOLID, rand_);
+
+  if (kind == FRAME_GRADIENT) {
+    GstMapInfo map;
+    gsize i;
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    for (i = 0; i < map.size; i++)
+      map.data[i] = (guint8) (i / 5);
+    gst_buffer_unmap (buf, &map);
+  }
+  return buf;
+}
+
 #endif

@@ -62,26 +62,6 @@ channel_name (const GstVideoInfo * info, guint c)
   return GST_VIDEO_INFO_IS_RGB (info) ? rgb[c] : yuv[c];
 }
 
-/* The next element message on @bus, waiting up to 10 s for the worker. */
-static GstStructure *
-next_result (GstBus * bus, GstClockTime timeout)
-{
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
-      GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR);
-  GstStructure *s;
-
-  if (!msg)
-    return NULL;
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (msg, &err, NULL);
-    fail ("error message: %s", err->message);
-  }
-  s = gst_structure_copy (gst_message_get_structure (msg));
-  gst_message_unref (msg);
-  return s;
-}
-
 /* @s holds @frames times the counts of @buf. */
 static void
 check_counts (const GstStructure * s, GstBuffer * buf,
@@ -129,76 +109,6 @@ check_counts (const GstStructure * s, GstBuffer * buf,
   }
 }
 
-typedef enum
-{
-  FRAME_RANDOM,
-  FRAME_SOLID,
-  FRAME_GRADIENT,
-} FrameKind;
-
-static GstBuffer *
-make_frame (GstVideoFormat format, gint w, gint h, guint pad, FrameKind kind)
-{
-  GstBuffer *buf = cf_test_make_frame (format, w, h, pad,
-      kind == FRAME_SOLID, rand_);
-
-  if (kind == FRAME_GRADIENT) {
-    GstMapInfo map;
-    gsize i;
-    gst_buffer_map (buf, &map, GST_MAP_WRITE);
-    for (i = 0; i < map.size; i++)
-      map.data[i] = (guint8) (i / 5);
-    gst_buffer_unmap (buf, &map);
-  }
-  return buf;
-}
-
-static GstHarness *
-new_harness (const gchar * launch, GstBus ** bus)
-{
-  GstHarness *h = gst_harness_new_parse (launch);
-
-  *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, *bus);
-  return h;
-}
-
-static void
-free_harness (GstHarness * h, GstBus * bus)
-{
-  gst_harness_teardown (h);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
-}
-
-/* Whether the frames in @a and @b (each mapped with its video meta) have
- * the same pixels. */
-static gboolean
-frames_equal (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
-{
-  GstVideoFrame fa, fb;
-  gboolean same = TRUE;
-  guint p, y;
-
-  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
-          GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize row_bytes;
-    guint rows;
-
-    cf_test_plane_extent (info, p, &row_bytes, &rows);
-    for (y = 0; y < rows && same; y++)
-      same = memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
-          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
-          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
-          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row_bytes) == 0;
-  }
-  gst_video_frame_unmap (&fa);
-  gst_video_frame_unmap (&fb);
-  return same;
-}
 
 /* One frame through @launch (a cudahist pipeline of @bins bins and @roi):
  * the same buffer comes out with the same bytes, and one message with its
@@ -208,7 +118,7 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
     guint pad, FrameKind kind, guint bins, const Roi * roi)
 {
   GstBus *bus;
-  GstHarness *hr = new_harness (launch, &bus);
+  GstHarness *hr = cf_test_new_harness (launch, &bus);
   GstVideoInfo info;
   GstBuffer *in, *out, *copy;
   GstStructure *s;
@@ -226,9 +136,10 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
   /* untouched: system memory frames are the very buffer pushed */
   if (strstr (launch, "cudaupload") == NULL)
     fail_unless (out == in, "%s: not passed through", what);
-  fail_unless (frames_equal (out, copy, &info), "%s: frame modified", what);
+  fail_unless (cf_test_frames_equal (out, copy, &info), "%s: frame modified",
+      what);
 
-  s = next_result (bus, 10 * GST_SECOND);
+  s = cf_test_next_result (bus, 10 * GST_SECOND);
   fail_unless (s != NULL, "%s: no message", what);
   /* the counts of the frame as pushed (the video meta describes it) */
   check_counts (s, in, &info, roi, bins, 1, what);
@@ -237,7 +148,7 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   gst_buffer_unref (copy);
-  free_harness (hr, bus);
+  cf_test_free_harness (hr, bus);
   g_free (what);
 }
 
@@ -310,7 +221,7 @@ GST_END_TEST;
 static GstHarness *
 timed_harness (const gchar * launch, GstBus ** bus)
 {
-  GstHarness *h = new_harness (launch, bus);
+  GstHarness *h = cf_test_new_harness (launch, bus);
   GstSegment segment;
 
   gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
@@ -369,7 +280,7 @@ GST_START_TEST (test_messages_every_frame)
   }
   /* in frame order, one each, with the frame's own counts and times */
   for (i = 0; i < G_N_ELEMENTS (frames); i++) {
-    GstStructure *s = next_result (bus, 10 * GST_SECOND);
+    GstStructure *s = cf_test_next_result (bus, 10 * GST_SECOND);
     fail_unless (s != NULL, "no message for frame %u", i);
     check_times (s, i, 1);
     check_counts (s, frames[i], &info, &whole, 256, 1, "every frame");
@@ -377,8 +288,8 @@ GST_START_TEST (test_messages_every_frame)
     gst_buffer_unref (frames[i]);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  fail_unless (next_result (bus, 0) == NULL, "a message more at EOS");
-  free_harness (h, bus);
+  fail_unless (cf_test_next_result (bus, 0) == NULL, "a message more at EOS");
+  cf_test_free_harness (h, bus);
 }
 
 GST_END_TEST;
@@ -400,23 +311,23 @@ GST_START_TEST (test_interval_and_eos)
     fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
         GST_FLOW_OK);
   for (i = 0; i < 3; i++) {
-    s = next_result (bus, 10 * GST_SECOND);
+    s = cf_test_next_result (bus, 10 * GST_SECOND);
     fail_unless (s != NULL, "no message for interval %u", i);
     check_times (s, 3 * i, 3);
     check_counts (s, frame, &info, &whole, 256, 3, "interval");
     gst_structure_free (s);
   }
-  fail_unless (next_result (bus, 100 * GST_MSECOND) == NULL,
+  fail_unless (cf_test_next_result (bus, 100 * GST_MSECOND) == NULL,
       "the partial interval was posted before EOS");
   /* EOS posts the last, partial interval before it goes on */
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  s = next_result (bus, 0);
+  s = cf_test_next_result (bus, 0);
   fail_unless (s != NULL, "no message for the partial interval at EOS");
   check_times (s, 9, 1);
   check_counts (s, frame, &info, &whole, 256, 1, "partial interval");
   gst_structure_free (s);
   gst_buffer_unref (frame);
-  free_harness (h, bus);
+  cf_test_free_harness (h, bus);
 }
 
 GST_END_TEST;
@@ -433,8 +344,8 @@ GST_START_TEST (test_no_messages)
     gst_buffer_unref (gst_harness_pull (h));
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  fail_unless (next_result (bus, 200 * GST_MSECOND) == NULL);
-  free_harness (h, bus);
+  fail_unless (cf_test_next_result (bus, 200 * GST_MSECOND) == NULL);
+  cf_test_free_harness (h, bus);
 }
 
 GST_END_TEST;
@@ -465,14 +376,14 @@ GST_START_TEST (test_flush)
     fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
         GST_FLOW_OK);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  s = next_result (bus, 0);
+  s = cf_test_next_result (bus, 0);
   fail_unless (s != NULL);
   check_times (s, 0, 2);
   check_counts (s, frame, &info, &whole, 256, 2, "after a flush");
   gst_structure_free (s);
-  fail_unless (next_result (bus, 0) == NULL);
+  fail_unless (cf_test_next_result (bus, 0) == NULL);
   gst_buffer_unref (frame);
-  free_harness (h, bus);
+  cf_test_free_harness (h, bus);
 }
 
 GST_END_TEST;
@@ -504,14 +415,14 @@ GST_START_TEST (test_meta)
     check_times (s, i, 1);
     check_counts (s, in, &info, &part, 32, 1, "meta");
     /* and the message still comes */
-    s = next_result (bus, 10 * GST_SECOND);
+    s = cf_test_next_result (bus, 10 * GST_SECOND);
     fail_unless (s != NULL);
     check_counts (s, in, &info, &part, 32, 1, "message with meta");
     gst_structure_free (s);
     gst_buffer_unref (in);
     gst_buffer_unref (out);
   }
-  free_harness (h, bus);
+  cf_test_free_harness (h, bus);
 }
 
 GST_END_TEST;
@@ -519,7 +430,7 @@ GST_END_TEST;
 GST_START_TEST (test_short_buffer)
 {
   GstBus *bus;
-  GstHarness *h = new_harness ("cudahist", &bus);
+  GstHarness *h = cf_test_new_harness ("cudahist", &bus);
   GstBuffer *buf;
   GstMessage *msg;
 
@@ -530,7 +441,7 @@ GST_START_TEST (test_short_buffer)
   msg = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL);
   gst_message_unref (msg);
-  free_harness (h, bus);
+  cf_test_free_harness (h, bus);
 }
 
 GST_END_TEST;

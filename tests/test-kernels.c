@@ -1,6 +1,6 @@
 /* The kernels against their CPU references, directly through the C API:
  * grey in every channel layout and matrix, plane copy and fill, blur,
- * histograms of every plane layout with regions; odd sizes,
+ * histograms and statistics of every plane layout with regions; odd sizes,
  * tight, padded and misaligned pitches, random and solid frames, outputs
  * poisoned first and checked byte for byte, padding included. */
 #include <gst/check/gstcheck.h>
@@ -331,18 +331,22 @@ typedef struct
   gint channel[4];
 } HistPlaneSpec;
 
-static void
-run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
-    gint rw, gint rh, PitchMode mode, Content content, const gchar * what)
+/* The planes of a case, in host and device memory, with the region. */
+typedef struct
 {
+  gint n_planes;
   CfSamplePlane host[CF_HIST_MAX_PLANES], dev[CF_HIST_MAX_PLANES];
   guint8 *h_data[CF_HIST_MAX_PLANES], *d_data[CF_HIST_MAX_PLANES];
-  const gsize n_counts = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
-  guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
-  guint32 *d_counts;
-  void *ws;
-  gint p, run;
+} RegionPlanes;
 
+static void
+region_planes_init (RegionPlanes * rp, const HistPlaneSpec * spec,
+    gint n_planes, gint rx, gint ry, gint rw, gint rh, PitchMode mode,
+    Content content)
+{
+  gint p;
+
+  rp->n_planes = n_planes;
   for (p = 0; p < n_planes; p++) {
     const HistPlaneSpec *sp = &spec[p];
     gsize row = (gsize) sp->w * sp->bpp, pitch = row, off = 0, size;
@@ -360,18 +364,44 @@ run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
       off = 5;
     }
     size = off + pitch * sp->h;
-    h_data[p] = g_malloc (size);
-    fill_content (h_data[p], size, content);
-    CUDA_OK (cudaMalloc ((void **) &d_data[p], size));
-    CUDA_OK (cudaMemcpy (d_data[p], h_data[p], size, cudaMemcpyHostToDevice));
-    off += (gsize) sy * pitch + (gsize) sx * sp->bpp;
-    host[p] = (CfSamplePlane) {
-    h_data[p] + off, pitch, sw, sh, sp->bpp, {
+    rp->h_data[p] = g_malloc (size);
+    fill_content (rp->h_data[p], size, content);
+    CUDA_OK (cudaMalloc ((void **) &rp->d_data[p], size));
+    CUDA_OK (cudaMemcpy (rp->d_data[p], rp->h_data[p], size,
+            cudaMemcpyHostToDevice));
+    off += (gsize) sy *pitch + (gsize) sx *sp->bpp;
+    rp->host[p] = (CfSamplePlane) {
+      rp->h_data[p] + off, pitch, sw, sh, sp->bpp, {
     sp->channel[0], sp->channel[1], sp->channel[2], sp->channel[3]}};
-    dev[p] = host[p];
-    dev[p].data = d_data[p] + off;
+    rp->dev[p] = rp->host[p];
+    rp->dev[p].data = rp->d_data[p] + off;
   }
-  cf_ref_hist_planes (host, n_planes, want);
+}
+
+static void
+region_planes_clear (RegionPlanes * rp)
+{
+  gint p;
+
+  for (p = 0; p < rp->n_planes; p++) {
+    CUDA_OK (cudaFree (rp->d_data[p]));
+    g_free (rp->h_data[p]);
+  }
+}
+
+static void
+run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
+    gint rw, gint rh, PitchMode mode, Content content, const gchar * what)
+{
+  RegionPlanes rp;
+  const gsize n_counts = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
+  guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
+  guint32 *d_counts;
+  void *ws;
+  gint p, run;
+
+  region_planes_init (&rp, spec, n_planes, rx, ry, rw, rh, mode, content);
+  cf_ref_hist_planes (rp.host, n_planes, want);
 
   CUDA_OK (cudaMalloc ((void **) &d_counts, n_counts * 4));
   CUDA_OK (cudaMalloc (&ws, cf_hist_workspace_bytes ()));
@@ -380,21 +410,17 @@ run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
     CfError err;
 
     CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
-    err = cf_hist_planes (dev, n_planes, d_counts, ws, NULL);
+    err = cf_hist_planes (rp.dev, n_planes, d_counts, ws, NULL);
     fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
     CUDA_OK (cudaDeviceSynchronize ());
-    CUDA_OK (cudaMemcpy (got, d_counts, n_counts * 4,
-            cudaMemcpyDeviceToHost));
+    CUDA_OK (cudaMemcpy (got, d_counts, n_counts * 4, cudaMemcpyDeviceToHost));
     for (p = 0; p < (gint) n_counts; p++) {
       fail_unless (got[p] == want[p], "%s, run %d: channel %d value %d: "
           "GPU counts %u, CPU %u", what, run, p / CF_HIST_BINS,
           p % CF_HIST_BINS, got[p], want[p]);
     }
   }
-  for (p = 0; p < n_planes; p++) {
-    CUDA_OK (cudaFree (d_data[p]));
-    g_free (h_data[p]);
-  }
+  region_planes_clear (&rp);
   CUDA_OK (cudaFree (d_counts));
   CUDA_OK (cudaFree (ws));
   g_free (want);
@@ -427,11 +453,16 @@ run_hist_layouts (gint w, gint h, PitchMode mode, Content content)
   {
     /* NV12: luma, then interleaved chroma; I420: three planes */
     gint cw = (w + 1) / 2, ch = (h + 1) / 2;
-    HistPlaneSpec nv12[2] = { {w, h, 1, {0, -1, -1, -1}},
-    {cw, ch, 2, {1, 2, -1, -1}}
+    HistPlaneSpec nv12[2] = { {w, h, 1, {0, -1, -1, -1}
+        },
+    {cw, ch, 2, {1, 2, -1, -1}
+        }
     };
-    HistPlaneSpec i420[3] = { {w, h, 1, {0, -1, -1, -1}},
-    {cw, ch, 1, {1, -1, -1, -1}}, {cw, ch, 1, {2, -1, -1, -1}}
+    HistPlaneSpec i420[3] = { {w, h, 1, {0, -1, -1, -1}
+        },
+    {cw, ch, 1, {1, -1, -1, -1}
+        }, {cw, ch, 1, {2, -1, -1, -1}
+        }
     };
     gchar *what = g_strdup_printf ("hist NV12 %dx%d mode %d content %d", w, h,
         mode, content);
@@ -493,6 +524,212 @@ GST_START_TEST (test_hist_regions)
 
 GST_END_TEST;
 
+/* ---- statistics ------------------------------------------------------ */
+
+/* The luma weights of a plane spec: BT.601 on the bytes of channels 0, 1
+ * and 2 (R, G, B); a 1-byte plane's key is its byte. */
+static void
+key_weights (const HistPlaneSpec * sp, guint32 weights[4])
+{
+  CfGrayWeights w = cf_gray_weights (CF_GRAY_MATRIX_BT601);
+  gint b;
+
+  memset (weights, 0, 4 * sizeof (guint32));
+  for (b = 0; b < sp->bpp; b++)
+    weights[b] = sp->channel[b] == 0 ? w.kr : sp->channel[b] == 1 ? w.kg :
+        sp->channel[b] == 2 ? w.kb : 0;
+}
+
+/* cf_sum_planes against cf_ref_sum_planes with @flags: the statistics,
+ * profiles and kept keys over poisoned outputs, twice on one workspace
+ * (the second run compares with the keys the first kept, so with DIFF its
+ * difference is 0). */
+static void
+run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
+    gint rw, gint rh, PitchMode mode, Content content, unsigned flags,
+    const gchar * what)
+{
+  RegionPlanes rp;
+  CfSumKey key = { 0, };
+  CfSumStats want, *got;
+  gsize prev_pitch = GST_ROUND_UP_16 (MAX (rw, 1)), prev_size;
+  guint8 *h_prev, *d_prev, *got_prev;
+  guint32 *want_rows, *d_rows, *got_rows;
+  gsize n_rows = (gsize) rh + rw;
+  void *ws;
+  gint run;
+  gsize i;
+
+  region_planes_init (&rp, spec, n_planes, rx, ry, rw, rh, mode, content);
+  prev_size = prev_pitch * MAX (rh, 1);
+  h_prev = g_malloc (prev_size);
+  got_prev = g_malloc (prev_size);
+  cf_test_fill_random (rand_, h_prev, prev_size);
+  CUDA_OK (cudaMalloc ((void **) &d_prev, prev_size));
+  CUDA_OK (cudaMemcpy (d_prev, h_prev, prev_size, cudaMemcpyHostToDevice));
+  want_rows = g_new0 (guint32, MAX (n_rows, 1));
+  got_rows = g_new0 (guint32, MAX (n_rows, 1));
+  CUDA_OK (cudaMalloc ((void **) &d_rows, 4 * MAX (n_rows, 1)));
+  CUDA_OK (cudaMallocManaged ((void **) &got, sizeof (CfSumStats),
+          cudaMemAttachGlobal));
+  CUDA_OK (cudaMalloc (&ws, cf_sum_workspace_bytes (rw, rh)));
+  CUDA_OK (cudaMemset (ws, 0, cf_sum_workspace_bytes (rw, rh)));
+
+  key.flags = flags;
+  key_weights (&spec[0], key.weights);
+  key.black_threshold = 24 + g_rand_int_range (rand_, 0, 100);
+  key.previous_pitch = prev_pitch;
+
+  for (run = 0; run < 2; run++) {
+    CfError err;
+
+    key.previous = h_prev;
+    cf_ref_sum_planes (rp.host, n_planes, &key, &want, want_rows,
+        want_rows + rh);
+    key.previous = d_prev;
+    memset (got, POISON, sizeof (*got));
+    CUDA_OK (cudaMemset (d_rows, POISON, 4 * MAX (n_rows, 1)));
+    err = cf_sum_planes (rp.dev, n_planes, &key, got, d_rows, d_rows + rh, ws,
+        NULL);
+    fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+    CUDA_OK (cudaDeviceSynchronize ());
+    for (i = 0; i < CF_HIST_MAX_CHANNELS; i++) {
+      fail_unless (got->sum[i] == want.sum[i] &&
+          got->sum_squares[i] == want.sum_squares[i] &&
+          got->min[i] == want.min[i] && got->max[i] == want.max[i],
+          "%s, run %d: channel %u: GPU sum %" G_GUINT64_FORMAT " squares %"
+          G_GUINT64_FORMAT " min %u max %u, CPU %" G_GUINT64_FORMAT " %"
+          G_GUINT64_FORMAT " %u %u", what, run, (guint) i, got->sum[i],
+          got->sum_squares[i], got->min[i], got->max[i], want.sum[i],
+          want.sum_squares[i], want.min[i], want.max[i]);
+    }
+    fail_unless (got->black == want.black, "%s, run %d: black %"
+        G_GUINT64_FORMAT ", CPU %" G_GUINT64_FORMAT, what, run, got->black,
+        want.black);
+    fail_unless (got->abs_diff == want.abs_diff, "%s, run %d: abs_diff %"
+        G_GUINT64_FORMAT ", CPU %" G_GUINT64_FORMAT, what, run, got->abs_diff,
+        want.abs_diff);
+    if (flags & CF_SUM_PROFILES) {
+      CUDA_OK (cudaMemcpy (got_rows, d_rows, 4 * n_rows,
+              cudaMemcpyDeviceToHost));
+      for (i = 0; i < n_rows; i++)
+        fail_unless (got_rows[i] == want_rows[i], "%s, run %d: %s %u: GPU %u, "
+            "CPU %u", what, run, i < (gsize) rh ? "row" : "column",
+            (guint) (i < (gsize) rh ? i : i - rh), got_rows[i], want_rows[i]);
+    }
+    CUDA_OK (cudaMemcpy (got_prev, d_prev, prev_size, cudaMemcpyDeviceToHost));
+    /* kept keys where asked, the rest untouched (padding included) */
+    fail_unless (memcmp (got_prev, h_prev, prev_size) == 0,
+        "%s, run %d: kept keys differ", what, run);
+  }
+  region_planes_clear (&rp);
+  CUDA_OK (cudaFree (d_prev));
+  CUDA_OK (cudaFree (d_rows));
+  CUDA_OK (cudaFree (got));
+  CUDA_OK (cudaFree (ws));
+  g_free (h_prev);
+  g_free (got_prev);
+  g_free (want_rows);
+  g_free (got_rows);
+}
+
+static const unsigned sum_flag_sets[] = {
+  0, CF_SUM_PROFILES, CF_SUM_BLACK | CF_SUM_KEEP,
+  CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF | CF_SUM_KEEP, CF_SUM_DIFF,
+};
+
+static void
+run_sum_layouts (gint w, gint h, PitchMode mode, Content content)
+{
+  const HistPlaneSpec *packed[] = { &hist_rgba, &hist_xrgb, &hist_bgr,
+    &hist_gray
+  };
+  guint i, f;
+
+  for (f = 0; f < G_N_ELEMENTS (sum_flag_sets); f++) {
+    unsigned flags = sum_flag_sets[f];
+    HistPlaneSpec nv12[2] = { {w, h, 1, {0, -1, -1, -1}},
+    {(w + 1) / 2, (h + 1) / 2, 2, {1, 2, -1, -1}}
+    };
+    HistPlaneSpec i420[3] = { {w, h, 1, {0, -1, -1, -1}},
+    {(w + 1) / 2, (h + 1) / 2, 1, {1, -1, -1, -1}},
+    {(w + 1) / 2, (h + 1) / 2, 1, {2, -1, -1, -1}}
+    };
+    gchar *what;
+
+    for (i = 0; i < G_N_ELEMENTS (packed); i++) {
+      HistPlaneSpec sp = *packed[i];
+      sp.w = w;
+      sp.h = h;
+      what = g_strdup_printf ("sum bpp %d %dx%d mode %d content %d flags %u",
+          sp.bpp, w, h, mode, content, flags);
+      run_sum_case (&sp, 1, 0, 0, w, h, mode, content, flags, what);
+      g_free (what);
+    }
+    what = g_strdup_printf ("sum NV12 %dx%d mode %d content %d flags %u", w,
+        h, mode, content, flags);
+    run_sum_case (nv12, 2, 0, 0, w, h, mode, content, flags, what);
+    g_free (what);
+    what = g_strdup_printf ("sum I420 %dx%d mode %d content %d flags %u", w,
+        h, mode, content, flags);
+    run_sum_case (i420, 3, 0, 0, w, h, mode, content, flags, what);
+    g_free (what);
+  }
+}
+
+GST_START_TEST (test_sum_equals_reference)
+{
+  guint s, mode, content;
+
+  for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      run_sum_layouts (sizes[s].w, sizes[s].h, mode, CONTENT_RANDOM);
+  for (content = CONTENT_SOLID; content <= CONTENT_TWO_VALUES; content++) {
+    run_sum_layouts (1921, 1081, PITCH_PADDED, content);
+    run_sum_layouts (17, 5, PITCH_MISALIGNED, content);
+  }
+  /* tall and wide: many tiles per block, 16-bit sums near their limit */
+  run_sum_layouts (3, 4000, PITCH_TIGHT, CONTENT_SOLID);
+  run_sum_layouts (3840, 2160, PITCH_TIGHT, CONTENT_RANDOM);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sum_regions)
+{
+  static const struct
+  {
+    gint x, y, w, h;
+  } roi[] = {
+    {0, 0, 301, 211}, {1, 1, 1, 1}, {3, 5, 17, 9}, {100, 0, 0, 1},
+    {0, 100, 1, 0}, {251, 161, 50, 50}, {2, 1, 299, 210},
+  };
+  HistPlaneSpec rgba = hist_rgba, bgr = hist_bgr;
+  HistPlaneSpec nv12[2] = { {301, 211, 1, {0, -1, -1, -1}},
+  {151, 106, 2, {1, 2, -1, -1}}
+  };
+  guint i, mode, f;
+
+  rgba.w = bgr.w = 301;
+  rgba.h = bgr.h = 211;
+  for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+    for (i = 0; i < G_N_ELEMENTS (roi); i++)
+      for (f = 0; f < G_N_ELEMENTS (sum_flag_sets); f++) {
+        gchar *what = g_strdup_printf ("sum region %d,%d %dx%d mode %d "
+            "flags %u", roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode,
+            sum_flag_sets[f]);
+        run_sum_case (&rgba, 1, roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode,
+            CONTENT_RANDOM, sum_flag_sets[f], what);
+        run_sum_case (&bgr, 1, roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode,
+            CONTENT_RANDOM, sum_flag_sets[f], what);
+        run_sum_case (nv12, 2, roi[i].x, roi[i].y, roi[i].w, roi[i].h, mode,
+            CONTENT_RANDOM, sum_flag_sets[f], what);
+        g_free (what);
+      }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_invalid_arguments)
 {
   static const CfPackedLayout rgba = { 4, 0, 1, 2 }, bad_bpp = { 2, 0, 1, 1 };
@@ -544,6 +781,49 @@ GST_START_TEST (test_invalid_arguments)
     CUDA_OK (cudaFree (counts));
     CUDA_OK (cudaFree (ws));
   }
+  {
+    CfSamplePlane ok = { d, 64, 16, 4, 4, {0, 1, 2, 3} }, bad;
+    CfSumKey key = { CF_SUM_PROFILES | CF_SUM_DIFF, {19595, 38470, 7471, 0},
+    24, d + 3072, 16
+    };
+    CfSumStats *stats;
+    guint32 *rows;
+    void *ws;
+
+    CUDA_OK (cudaMalloc ((void **) &stats, sizeof (CfSumStats)));
+    CUDA_OK (cudaMalloc ((void **) &rows, 4 * 64));
+    CUDA_OK (cudaMalloc (&ws, cf_sum_workspace_bytes (16, 4)));
+    CUDA_OK (cudaMemset (ws, 0, cf_sum_workspace_bytes (16, 4)));
+    fail_unless (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    fail_if (cf_sum_planes (&ok, 4, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    fail_if (cf_sum_planes (&ok, 1, &key, NULL, rows, rows + 4, ws, NULL) == 0);
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, NULL, NULL, ws, NULL) == 0);
+    bad = ok;
+    bad.bytes_per_pixel = 2;    /* a key needs 1, 3 or 4 bytes per pixel */
+    fail_if (cf_sum_planes (&bad, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    bad = ok;
+    bad.pitch = 8;
+    fail_if (cf_sum_planes (&bad, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    key.weights[0] = 65536;     /* a key above 255 */
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    key.weights[0] = 19595;
+    key.previous_pitch = 8;     /* not a multiple of 16 */
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    key.previous_pitch = 16;
+    key.flags = 1 << 7;
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    CUDA_OK (cudaDeviceSynchronize ());
+    CUDA_OK (cudaFree (stats));
+    CUDA_OK (cudaFree (rows));
+    CUDA_OK (cudaFree (ws));
+  }
 
   /* an earlier failure of another runtime call on this thread is not
    * reported by the next launch */
@@ -575,6 +855,8 @@ kernels_suite (void)
   tcase_add_test (tc, test_blur_large_frames);
   tcase_add_test (tc, test_hist_equals_reference);
   tcase_add_test (tc, test_hist_regions);
+  tcase_add_test (tc, test_sum_equals_reference);
+  tcase_add_test (tc, test_sum_regions);
   tcase_add_test (tc, test_invalid_arguments);
   return s;
 }

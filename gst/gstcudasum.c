@@ -1,0 +1,869 @@
+/* GStreamer
+ * gst-cudafilters: cudasum
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-cudasum
+ * @title: cudasum
+ *
+ * Statistics of every channel of every frame, summed on the GPU in one
+ * pass, posted as element messages: the sum, mean, minimum, maximum and
+ * standard deviation of each channel, optionally its 10th, 50th and 90th
+ * percentiles, the row and column means of the frame's luma, and three
+ * detectors: the black border (crop rectangle), the share of black pixels
+ * and scene cuts.  Frames pass through untouched: in system memory they are
+ * uploaded once and never downloaded; in CUDA memory they are read in
+ * place.  The frame is pushed on while its statistics are summed; the
+ * message follows when they are done.
+ *
+ * Channels are those of #cudahist: R, G, B and A for packed RGB formats
+ * (the padding byte of the x-formats is not counted), Y, U and V for I420,
+ * NV12 and Y444, and Y for GRAY8.  Luma, which the profiles and the
+ * detectors use, is the Y plane of YUV formats and GRAY8, and for RGB
+ * formats the BT.601 luma that #cudagray computes:
+ * (19595 R + 38470 G + 7471 B + 32768) >> 16.
+ *
+ * The message is an element message named `cudasum` whose structure has
+ * the fields every analysis message has (`timestamp`, `stream-time`,
+ * `running-time`, `duration`, `frames`, `pixels`, `channels`: see
+ * #cudahist) and, one entry per channel in the order of `channels`:
+ *
+ * - `sum` (GstValueArray of G_TYPE_UINT64): the sum of the samples;
+ * - `mean` and `stddev` (GstValueArray of G_TYPE_DOUBLE): their mean and
+ *   population standard deviation, sqrt (n sum(v^2) - sum(v)^2) / n from
+ *   exact integer sums;
+ * - `min` and `max` (GstValueArray of G_TYPE_UINT);
+ * - with #GstCudaSum:percentiles, `low`, `median` and `high`
+ *   (GstValueArray of G_TYPE_UINT): the 10th, 50th and 90th percentiles,
+ *   the smallest value v such that at least p% of the samples are <= v.
+ *
+ * With #GstCudaSum:profiles, `row-means` and `column-means` (GstValueArray
+ * of G_TYPE_DOUBLE): the mean luma of each row and each column of the
+ * region.  With #GstCudaSum:detect:
+ *
+ * - `crop`: `crop-x`, `crop-y`, `crop-width`, `crop-height` (G_TYPE_UINT):
+ *   the smallest rectangle, in frame coordinates, holding every row and
+ *   column of the region whose mean luma is above
+ *   #GstCudaSum:black-threshold (0 x 0 when there is none);
+ * - `black`: `black-ratio` (G_TYPE_DOUBLE): the share of the region's
+ *   pixels whose luma is at or under #GstCudaSum:black-threshold;
+ * - `cut`: `frame-diff` (G_TYPE_DOUBLE): the mean absolute difference of
+ *   luma from the previous frame (0 for the first frame), and `scene-cut`
+ *   (G_TYPE_BOOLEAN): whether it is above #GstCudaSum:cut-threshold.
+ *
+ * With #GstCudaFiltersAnalysis:interval a message covers the frames of that
+ * much stream time: sums and percentiles are over all their samples, min
+ * and max over all frames, the profiles are averaged, the crop rectangle
+ * is the union of the frames' and `frame-diff` is the largest of the
+ * interval (profiles: of its last frames of one region size).  With
+ * #GstCudaFiltersAnalysis:attach-meta each frame carries
+ * its own statistics as a #GstCustomMeta named `GstCudaSumMeta`.  See
+ * docs/cudasum.md for every definition.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=3 ! video/x-raw,format=NV12 ! cudasum percentiles=true ! fakesink
+ * ]| Print the statistics of three frames.
+ * |[
+ * gst-launch-1.0 -m uridecodebin uri=file:///path/to/video.mp4 ! cudasum detect=crop interval=1000000000 ! fakesink
+ * ]| Print the black-border rectangle of every second of a file.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasum.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
+#define GST_CAT_DEFAULT gst_cuda_sum_debug
+
+#define N_COUNTS (CF_HIST_MAX_CHANNELS * CF_HIST_BINS)
+#define DEFAULT_PERCENTILES FALSE
+#define DEFAULT_PROFILES FALSE
+#define DEFAULT_DETECT 0
+#define DEFAULT_BLACK_THRESHOLD 24
+#define DEFAULT_CUT_THRESHOLD 25.0
+
+/**
+ * GstCudaSumDetect:
+ * @GST_CUDA_SUM_DETECT_CROP: the black-border rectangle
+ * @GST_CUDA_SUM_DETECT_BLACK: the share of black pixels
+ * @GST_CUDA_SUM_DETECT_CUT: the difference from the previous frame and
+ *   scene cuts
+ *
+ * The detectors of #cudasum.
+ */
+typedef enum
+{
+  GST_CUDA_SUM_DETECT_CROP = 1 << 0,
+  GST_CUDA_SUM_DETECT_BLACK = 1 << 1,
+  GST_CUDA_SUM_DETECT_CUT = 1 << 2,
+} GstCudaSumDetect;
+
+#define GST_TYPE_CUDA_SUM_DETECT (gst_cuda_sum_detect_get_type ())
+static GType
+gst_cuda_sum_detect_get_type (void)
+{
+  static GType type = 0;
+  static const GFlagsValue values[] = {
+    {GST_CUDA_SUM_DETECT_CROP, "The black-border rectangle", "crop"},
+    {GST_CUDA_SUM_DETECT_BLACK, "The share of black pixels", "black"},
+    {GST_CUDA_SUM_DETECT_CUT, "Difference from the previous frame, scene cuts",
+        "cut"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstCudaSumDetect", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+enum
+{
+  PROP_0,
+  PROP_PERCENTILES,
+  PROP_PROFILES,
+  PROP_DETECT,
+  PROP_BLACK_THRESHOLD,
+  PROP_CUT_THRESHOLD,
+};
+
+/* what a frame's result or an interval's total holds */
+enum
+{
+  HAS_HISTOGRAM = 1 << 0,
+  HAS_PROFILES = 1 << 1,
+  HAS_CROP = 1 << 2,
+  HAS_BLACK = 1 << 3,
+  HAS_CUT = 1 << 4,
+  HAS_DIFF = 1 << 5,            /* a previous frame to compare with */
+};
+
+/* A frame's result, in a pinned slot the GPU writes: the header analyse()
+ * fills, the kernels' statistics, and with profiles or crop the row sums
+ * (height words) then the column sums (width words) of the region's luma. */
+typedef struct
+{
+  guint32 has;
+  guint32 black_threshold;
+  gint32 x, y, width, height;
+  guint64 samples[CF_HIST_MAX_CHANNELS];
+  CfSumStats stats;
+  guint32 counts[N_COUNTS];
+} SumResult;
+
+/* An interval's total; then profile_height + profile_width guint64 sums. */
+typedef struct
+{
+  guint32 has;
+  guint64 samples[CF_HIST_MAX_CHANNELS];
+  guint64 sum[CF_HIST_MAX_CHANNELS], sum_squares[CF_HIST_MAX_CHANNELS];
+  guint32 min[CF_HIST_MAX_CHANNELS], max[CF_HIST_MAX_CHANNELS];
+  guint64 counts[N_COUNTS];
+  guint64 black, black_pixels;
+  gdouble frame_diff;
+  gboolean crop_found;
+  gint crop_x0, crop_y0, crop_x1, crop_y1;      /* x1, y1 exclusive */
+  guint profile_frames;
+  gint profile_width, profile_height;
+} SumTotal;
+
+struct _GstCudaSum
+{
+  GstCudaFiltersAnalysis parent;
+
+  /* properties, under the object lock */
+  gboolean percentiles;
+  gboolean profiles;
+  guint detect;
+  guint black_threshold;
+  gdouble cut_threshold;
+
+  /* streaming thread */
+  gint frame_width, frame_height;
+  /* the scratch memory laid out for frame_width x frame_height */
+  gpointer scratch;
+  gsize scratch_size;
+  /* the luma kept in scratch memory for `cut` is that of this region */
+  gboolean previous_valid;
+  gint previous_x, previous_y, previous_width, previous_height;
+};
+
+G_DEFINE_TYPE (GstCudaSum, gst_cuda_sum, GST_TYPE_CUDA_FILTERS_ANALYSIS);
+GST_ELEMENT_REGISTER_DEFINE (cudasum, "cudasum", GST_RANK_NONE,
+    GST_TYPE_CUDA_SUM);
+
+#define SCRATCH_ALIGN 256
+
+/* Device scratch memory: the sum workspace, the histogram workspace, the
+ * luma of the previous frame (for frames of up to width x height). */
+static gsize
+previous_pitch (gint width)
+{
+  return GST_ROUND_UP_16 ((gsize) width);
+}
+
+static gsize
+sum_workspace_offset (void)
+{
+  return 0;
+}
+
+static gsize
+hist_workspace_offset (gint width, gint height)
+{
+  return GST_ROUND_UP_N (cf_sum_workspace_bytes (width, height), SCRATCH_ALIGN);
+}
+
+static gsize
+previous_offset (gint width, gint height)
+{
+  return hist_workspace_offset (width, height) +
+      GST_ROUND_UP_N (cf_hist_workspace_bytes (), SCRATCH_ALIGN);
+}
+
+static gsize
+scratch_bytes (gint width, gint height)
+{
+  return previous_offset (width, height) + previous_pitch (width) * height;
+}
+
+static guint32 *
+result_rows (SumResult * r)
+{
+  return (guint32 *) (r + 1);
+}
+
+static guint64 *
+total_rows (SumTotal * t)
+{
+  return (guint64 *) (t + 1);
+}
+
+static gsize
+gst_cuda_sum_result_size (GstCudaFiltersAnalysis * analysis,
+    const GstVideoInfo * info)
+{
+  return sizeof (SumResult) + sizeof (guint32) *
+      ((gsize) GST_VIDEO_INFO_WIDTH (info) + GST_VIDEO_INFO_HEIGHT (info));
+}
+
+static gsize
+gst_cuda_sum_total_size (GstCudaFiltersAnalysis * analysis,
+    const GstVideoInfo * info)
+{
+  return sizeof (SumTotal) + sizeof (guint64) *
+      ((gsize) GST_VIDEO_INFO_WIDTH (info) + GST_VIDEO_INFO_HEIGHT (info));
+}
+
+static gboolean
+gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info)
+{
+  GstCudaSum *self = GST_CUDA_SUM (base);
+
+  self->frame_width = GST_VIDEO_INFO_WIDTH (in_info);
+  self->frame_height = GST_VIDEO_INFO_HEIGHT (in_info);
+  self->previous_valid = FALSE;
+  return GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->set_info
+      (base, in_info, out_info);
+}
+
+/* The key the kernel sums for the profiles and detectors: Y, or the luma of
+ * packed RGB. */
+static void
+luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
+{
+  const CfSamplePlane *p0 = &region->planes[0];
+  CfGrayWeights w = cf_gray_weights (CF_GRAY_MATRIX_BT601);
+  gint b;
+
+  memset (weights, 0, 4 * sizeof (guint32));
+  if (p0->bytes_per_pixel == 1) {
+    weights[0] = 65536;
+    return;
+  }
+  for (b = 0; b < p0->bytes_per_pixel; b++) {
+    /* channels 0, 1, 2 of an RGB format are R, G, B whatever their order */
+    switch (p0->channel[b]) {
+      case 0:
+        weights[b] = w.kr;
+        break;
+      case 1:
+        weights[b] = w.kg;
+        break;
+      case 2:
+        weights[b] = w.kb;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+static CfError
+gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
+    const GstCudaFiltersRegion * region, gpointer result, CfStream stream)
+{
+  GstCudaSum *self = GST_CUDA_SUM (analysis);
+  SumResult *r = result;
+  gboolean percentiles, profiles;
+  guint detect, black_threshold, p, b;
+  gsize size = scratch_bytes (self->frame_width, self->frame_height);
+  guint8 *scratch;
+  CfSumKey key = { 0, };
+  CfError err;
+
+  GST_OBJECT_LOCK (self);
+  percentiles = self->percentiles;
+  profiles = self->profiles;
+  detect = self->detect;
+  black_threshold = self->black_threshold;
+  GST_OBJECT_UNLOCK (self);
+
+  scratch = gst_cuda_filters_base_get_scratch (GST_CUDA_FILTERS_BASE (self),
+      size);
+  if (!scratch)
+    return CF_ERROR_MEMORY_ALLOCATION;
+  if (scratch != self->scratch || size != self->scratch_size) {
+    /* new memory, or a new layout of it (the caps changed): the workspaces
+     * start zeroed, and there is no previous luma */
+    err = cf_fill_plane (scratch, size, size, 1, 0, stream);
+    if (err != 0)
+      return err;
+    self->scratch = scratch;
+    self->scratch_size = size;
+    self->previous_valid = FALSE;
+  }
+
+  memset (r, 0, sizeof (*r));
+  r->black_threshold = black_threshold;
+  r->x = region->x;
+  r->y = region->y;
+  r->width = region->width;
+  r->height = region->height;
+  for (p = 0; p < region->n_planes; p++) {
+    const CfSamplePlane *pl = &region->planes[p];
+    for (b = 0; b < (guint) pl->bytes_per_pixel && b < 4; b++) {
+      if (pl->channel[b] >= 0)
+        r->samples[pl->channel[b]] += (guint64) pl->width * pl->height;
+    }
+  }
+
+  if (percentiles)
+    r->has |= HAS_HISTOGRAM;
+  if (profiles)
+    r->has |= HAS_PROFILES;
+  if (detect & GST_CUDA_SUM_DETECT_CROP)
+    r->has |= HAS_CROP;
+  if (detect & GST_CUDA_SUM_DETECT_BLACK)
+    r->has |= HAS_BLACK;
+  if (r->has & (HAS_PROFILES | HAS_CROP))
+    key.flags |= CF_SUM_PROFILES;
+  if (r->has & HAS_BLACK)
+    key.flags |= CF_SUM_BLACK;
+  if (detect & GST_CUDA_SUM_DETECT_CUT) {
+    gboolean same_region = self->previous_valid &&
+        self->previous_x == region->x && self->previous_y == region->y &&
+        self->previous_width == region->width &&
+        self->previous_height == region->height;
+
+    r->has |= HAS_CUT;
+    key.flags |= CF_SUM_KEEP;
+    if (same_region) {
+      r->has |= HAS_DIFF;
+      key.flags |= CF_SUM_DIFF;
+    }
+    self->previous_valid = TRUE;
+    self->previous_x = region->x;
+    self->previous_y = region->y;
+    self->previous_width = region->width;
+    self->previous_height = region->height;
+  } else {
+    self->previous_valid = FALSE;
+  }
+  luma_weights (region, key.weights);
+  key.black_threshold = (int) black_threshold;
+  key.previous = scratch + previous_offset (self->frame_width,
+      self->frame_height);
+  key.previous_pitch = previous_pitch (self->frame_width);
+
+  err = cf_sum_planes (region->planes, (int) region->n_planes, &key,
+      &r->stats, result_rows (r), result_rows (r) + region->height,
+      scratch + sum_workspace_offset (), stream);
+  if (err == 0 && percentiles)
+    err = cf_hist_planes (region->planes, (int) region->n_planes, r->counts,
+        scratch + hist_workspace_offset (self->frame_width,
+            self->frame_height), stream);
+  if (err != 0)
+    self->previous_valid = FALSE;
+  return err;
+}
+
+/* The rectangle of @r's rows and columns whose mean luma is above the
+ * threshold, in frame coordinates; FALSE when there is none. */
+static gboolean
+crop_of_frame (SumResult * r, gint * x0, gint * y0, gint * x1, gint * y1)
+{
+  const guint32 *rows = result_rows (r);
+  const guint32 *columns = rows + r->height;
+  guint64 row_limit = (guint64) r->black_threshold * r->width;
+  guint64 column_limit = (guint64) r->black_threshold * r->height;
+  gint top = 0, bottom = r->height, left = 0, right = r->width;
+
+  while (top < bottom && rows[top] <= row_limit)
+    top++;
+  if (top == bottom)
+    return FALSE;
+  while (rows[bottom - 1] <= row_limit)
+    bottom--;
+  while (left < right && columns[left] <= column_limit)
+    left++;
+  while (left < right && columns[right - 1] <= column_limit)
+    right--;
+  if (left == right)
+    return FALSE;
+  *x0 = r->x + left;
+  *y0 = r->y + top;
+  *x1 = r->x + right;
+  *y1 = r->y + bottom;
+  return TRUE;
+}
+
+static void
+gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
+    gconstpointer result, guint frames)
+{
+  SumTotal *t = total;
+  SumResult *r = (SumResult *) result;
+  guint64 pixels = (guint64) r->width * r->height;
+  guint c, i;
+
+  if (frames == 0) {
+    memset (t, 0, sizeof (*t));
+    for (c = 0; c < CF_HIST_MAX_CHANNELS; c++)
+      t->min[c] = 255;
+  }
+  t->has |= r->has;
+  for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
+    t->samples[c] += r->samples[c];
+    t->sum[c] += r->stats.sum[c];
+    t->sum_squares[c] += r->stats.sum_squares[c];
+    t->min[c] = MIN (t->min[c], r->stats.min[c]);
+    t->max[c] = MAX (t->max[c], r->stats.max[c]);
+  }
+  if (r->has & HAS_HISTOGRAM) {
+    for (i = 0; i < N_COUNTS; i++)
+      t->counts[i] += r->counts[i];
+  }
+  if (r->has & HAS_BLACK) {
+    t->black += r->stats.black;
+    t->black_pixels += pixels;
+  }
+  if ((r->has & HAS_DIFF) && pixels > 0)
+    t->frame_diff = MAX (t->frame_diff, (gdouble) r->stats.abs_diff / pixels);
+  if (r->has & HAS_CROP) {
+    gint x0, y0, x1, y1;
+
+    if (crop_of_frame (r, &x0, &y0, &x1, &y1)) {
+      if (!t->crop_found) {
+        t->crop_x0 = x0;
+        t->crop_y0 = y0;
+        t->crop_x1 = x1;
+        t->crop_y1 = y1;
+      } else {
+        t->crop_x0 = MIN (t->crop_x0, x0);
+        t->crop_y0 = MIN (t->crop_y0, y0);
+        t->crop_x1 = MAX (t->crop_x1, x1);
+        t->crop_y1 = MAX (t->crop_y1, y1);
+      }
+      t->crop_found = TRUE;
+    }
+  }
+  if (r->has & HAS_PROFILES) {
+    const guint32 *rows = result_rows (r);
+    guint64 *sums = total_rows (t);
+    guint n = (guint) r->height + (guint) r->width;
+
+    /* a region of another size starts the profiles again */
+    if (t->profile_frames == 0 || t->profile_width != r->width ||
+        t->profile_height != r->height) {
+      memset (sums, 0, n * sizeof (guint64));
+      t->profile_frames = 0;
+      t->profile_width = r->width;
+      t->profile_height = r->height;
+    }
+    for (i = 0; i < n; i++)
+      sums[i] += rows[i];
+    t->profile_frames++;
+  }
+}
+
+/* The p-th percentile of @counts (256 bins of @n samples): the smallest
+ * value v with at least ceil (p n / 100) samples <= v; 0 without samples. */
+static guint
+percentile (const guint64 * counts, guint64 n, guint p)
+{
+  guint64 rank = (n * p + 99) / 100, seen = 0;
+  guint v;
+
+  if (n == 0)
+    return 0;
+  if (rank == 0)
+    rank = 1;
+  for (v = 0; v < CF_HIST_BINS; v++) {
+    seen += counts[v];
+    if (seen >= rank)
+      return v;
+  }
+  return CF_HIST_BINS - 1;
+}
+
+static void
+set_array (GstStructure * s, const gchar * name, GType type, guint n,
+    const gpointer values)
+{
+  GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&array, n);
+  g_value_init (&v, type);
+  for (i = 0; i < n; i++) {
+    if (type == G_TYPE_UINT64)
+      g_value_set_uint64 (&v, ((const guint64 *) values)[i]);
+    else if (type == G_TYPE_UINT)
+      g_value_set_uint (&v, ((const guint *) values)[i]);
+    else
+      g_value_set_double (&v, ((const gdouble *) values)[i]);
+    gst_value_array_append_value (&array, &v);
+  }
+  g_value_unset (&v);
+  gst_structure_take_value (s, name, &array);
+}
+
+/* sqrt (n q - s^2) / n, the numerator exact */
+static gdouble
+stddev_of (guint64 n, guint64 s, guint64 q)
+{
+  gdouble numerator;
+
+  if (n == 0)
+    return 0.0;
+#ifdef __SIZEOF_INT128__
+  {
+    unsigned __int128 nq = (unsigned __int128) n * q;
+    unsigned __int128 ss = (unsigned __int128) s * s;
+    numerator = nq > ss ? (gdouble) (nq - ss) : 0.0;
+  }
+#else
+  numerator = (long double) n *q - (long double) s *s;
+  if (numerator < 0)
+    numerator = 0;
+#endif
+  return sqrt (numerator) / (gdouble) n;
+}
+
+static void
+gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
+    GstStructure * s, gconstpointer total, guint frames,
+    const GstCudaFiltersRegion * region)
+{
+  GstCudaSum *self = GST_CUDA_SUM (analysis);
+  SumTotal *t = (SumTotal *) total;
+  guint n = region->n_channels, c;
+  guint64 sums[CF_HIST_MAX_CHANNELS];
+  gdouble means[CF_HIST_MAX_CHANNELS], stddevs[CF_HIST_MAX_CHANNELS];
+  guint mins[CF_HIST_MAX_CHANNELS], maxs[CF_HIST_MAX_CHANNELS];
+  gdouble cut_threshold;
+
+  GST_OBJECT_LOCK (self);
+  cut_threshold = self->cut_threshold;
+  GST_OBJECT_UNLOCK (self);
+
+  for (c = 0; c < n; c++) {
+    guint64 samples = t->samples[c];
+
+    sums[c] = t->sum[c];
+    means[c] = samples ? (gdouble) t->sum[c] / samples : 0.0;
+    stddevs[c] = stddev_of (samples, t->sum[c], t->sum_squares[c]);
+    mins[c] = samples ? t->min[c] : 0;
+    maxs[c] = samples ? t->max[c] : 0;
+  }
+  set_array (s, "sum", G_TYPE_UINT64, n, sums);
+  set_array (s, "mean", G_TYPE_DOUBLE, n, means);
+  set_array (s, "min", G_TYPE_UINT, n, mins);
+  set_array (s, "max", G_TYPE_UINT, n, maxs);
+  set_array (s, "stddev", G_TYPE_DOUBLE, n, stddevs);
+
+  if (t->has & HAS_HISTOGRAM) {
+    guint low[CF_HIST_MAX_CHANNELS], median[CF_HIST_MAX_CHANNELS],
+        high[CF_HIST_MAX_CHANNELS];
+
+    for (c = 0; c < n; c++) {
+      const guint64 *counts = t->counts + c * CF_HIST_BINS;
+      guint64 samples = 0;
+      guint v;
+
+      for (v = 0; v < CF_HIST_BINS; v++)
+        samples += counts[v];
+      low[c] = percentile (counts, samples, 10);
+      median[c] = percentile (counts, samples, 50);
+      high[c] = percentile (counts, samples, 90);
+    }
+    set_array (s, "low", G_TYPE_UINT, n, low);
+    set_array (s, "median", G_TYPE_UINT, n, median);
+    set_array (s, "high", G_TYPE_UINT, n, high);
+  }
+
+  if ((t->has & HAS_PROFILES) && t->profile_frames > 0) {
+    const guint64 *rows = total_rows (t);
+    const guint64 *columns = rows + t->profile_height;
+    gdouble *means_y = g_new (gdouble, MAX (t->profile_height, 1));
+    gdouble *means_x = g_new (gdouble, MAX (t->profile_width, 1));
+    gint i;
+
+    /* a row of no pixels (a region of width 0) has mean 0 */
+    for (i = 0; i < t->profile_height; i++)
+      means_y[i] = t->profile_width ? (gdouble) rows[i] /
+          ((gdouble) t->profile_frames * t->profile_width) : 0.0;
+    for (i = 0; i < t->profile_width; i++)
+      means_x[i] = t->profile_height ? (gdouble) columns[i] /
+          ((gdouble) t->profile_frames * t->profile_height) : 0.0;
+    set_array (s, "row-means", G_TYPE_DOUBLE, t->profile_height, means_y);
+    set_array (s, "column-means", G_TYPE_DOUBLE, t->profile_width, means_x);
+    g_free (means_y);
+    g_free (means_x);
+  }
+
+  if (t->has & HAS_CROP) {
+    gboolean found = t->crop_found;
+
+    gst_structure_set (s,
+        "crop-x", G_TYPE_UINT, found ? (guint) t->crop_x0 : 0u,
+        "crop-y", G_TYPE_UINT, found ? (guint) t->crop_y0 : 0u,
+        "crop-width", G_TYPE_UINT,
+        found ? (guint) (t->crop_x1 - t->crop_x0) : 0u,
+        "crop-height", G_TYPE_UINT,
+        found ? (guint) (t->crop_y1 - t->crop_y0) : 0u, NULL);
+  }
+  if (t->has & HAS_BLACK)
+    gst_structure_set (s, "black-ratio", G_TYPE_DOUBLE, t->black_pixels ?
+        (gdouble) t->black / t->black_pixels : 0.0, NULL);
+  if (t->has & HAS_CUT)
+    gst_structure_set (s, "frame-diff", G_TYPE_DOUBLE, t->frame_diff,
+        "scene-cut", G_TYPE_BOOLEAN, t->frame_diff > cut_threshold, NULL);
+}
+
+static gboolean
+gst_cuda_sum_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaSum *self = GST_CUDA_SUM (trans);
+
+  /* after a flush (a seek) the next frame is not the one kept */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    self->previous_valid = FALSE;
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_sum_parent_class)->sink_event
+      (trans, event);
+}
+
+static gboolean
+gst_cuda_sum_start (GstBaseTransform * trans)
+{
+  GstCudaSum *self = GST_CUDA_SUM (trans);
+
+  self->previous_valid = FALSE;
+  self->scratch = NULL;
+  self->scratch_size = 0;
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_sum_parent_class)->start (trans);
+}
+
+/* The base class is about to free the scratch memory (stop, or another
+ * context). */
+static void
+gst_cuda_sum_release (GstCudaFiltersBase * base)
+{
+  GstCudaSum *self = GST_CUDA_SUM (base);
+
+  self->scratch = NULL;
+  self->scratch_size = 0;
+  self->previous_valid = FALSE;
+  GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->release (base);
+}
+
+static void
+gst_cuda_sum_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSum *self = GST_CUDA_SUM (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PERCENTILES:
+      self->percentiles = g_value_get_boolean (value);
+      break;
+    case PROP_PROFILES:
+      self->profiles = g_value_get_boolean (value);
+      break;
+    case PROP_DETECT:
+      self->detect = g_value_get_flags (value);
+      break;
+    case PROP_BLACK_THRESHOLD:
+      self->black_threshold = g_value_get_uint (value);
+      break;
+    case PROP_CUT_THRESHOLD:
+      self->cut_threshold = g_value_get_double (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sum_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaSum *self = GST_CUDA_SUM (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_PERCENTILES:
+      g_value_set_boolean (value, self->percentiles);
+      break;
+    case PROP_PROFILES:
+      g_value_set_boolean (value, self->profiles);
+      break;
+    case PROP_DETECT:
+      g_value_set_flags (value, self->detect);
+      break;
+    case PROP_BLACK_THRESHOLD:
+      g_value_set_uint (value, self->black_threshold);
+      break;
+    case PROP_CUT_THRESHOLD:
+      g_value_set_double (value, self->cut_threshold);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sum_class_init (GstCudaSumClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaFiltersBaseClass *base_class = GST_CUDA_FILTERS_BASE_CLASS (klass);
+  GstCudaFiltersAnalysisClass *analysis_class =
+      GST_CUDA_FILTERS_ANALYSIS_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+      G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_cuda_sum_set_property;
+  gobject_class->get_property = gst_cuda_sum_get_property;
+
+  /**
+   * GstCudaSum:percentiles:
+   *
+   * Adds `low`, `median` and `high`, the 10th, 50th and 90th percentiles
+   * of each channel, from a histogram counted by #cudahist's kernel (a
+   * second pass over the frame).
+   */
+  g_object_class_install_property (gobject_class, PROP_PERCENTILES,
+      g_param_spec_boolean ("percentiles", "Percentiles",
+          "Post the 10th, 50th and 90th percentiles of each channel",
+          DEFAULT_PERCENTILES, flags));
+
+  /**
+   * GstCudaSum:profiles:
+   *
+   * Adds `row-means` and `column-means`, the mean luma of every row and
+   * column of the region.
+   */
+  g_object_class_install_property (gobject_class, PROP_PROFILES,
+      g_param_spec_boolean ("profiles", "Profiles",
+          "Post the mean luma of every row and column", DEFAULT_PROFILES,
+          flags));
+
+  /**
+   * GstCudaSum:detect:
+   *
+   * The detectors to run: `crop` (the black-border rectangle), `black` (the
+   * share of black pixels), `cut` (the difference from the previous frame,
+   * and scene cuts).
+   */
+  g_object_class_install_property (gobject_class, PROP_DETECT,
+      g_param_spec_flags ("detect", "Detect", "Detectors to run",
+          GST_TYPE_CUDA_SUM_DETECT, DEFAULT_DETECT, flags));
+
+  /**
+   * GstCudaSum:black-threshold:
+   *
+   * Luma at or under which a pixel is black (`black`), and a row or column
+   * of the border is black when its mean luma is (`crop`).
+   */
+  g_object_class_install_property (gobject_class, PROP_BLACK_THRESHOLD,
+      g_param_spec_uint ("black-threshold", "Black threshold",
+          "Luma at or under which a pixel, row or column is black", 0, 255,
+          DEFAULT_BLACK_THRESHOLD, flags | GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaSum:cut-threshold:
+   *
+   * Mean absolute luma difference from the previous frame above which a
+   * frame is a scene cut.  The default, 25, is about 10% of full scale,
+   * the default of ffmpeg's scdet.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUT_THRESHOLD,
+      g_param_spec_double ("cut-threshold", "Cut threshold",
+          "Mean absolute luma difference from the previous frame above "
+          "which a frame is a scene cut", 0.0, 255.0, DEFAULT_CUT_THRESHOLD,
+          flags | GST_PARAM_CONTROLLABLE));
+
+  gst_cuda_filters_analysis_class_add_pad_templates (analysis_class);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA statistics", "Filter/Analyzer/Video/Hardware",
+      "Posts per-channel statistics, luma profiles, black borders, black "
+      "frames and scene cuts of every frame, summed on an NVIDIA GPU",
+      "gst-cudafilters developers");
+
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_sum_sink_event);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sum_start);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_sum_set_info);
+  base_class->release = GST_DEBUG_FUNCPTR (gst_cuda_sum_release);
+
+  gst_cuda_filters_analysis_class_set_names (analysis_class, "cudasum",
+      "GstCudaSumMeta");
+  analysis_class->result_size = gst_cuda_sum_result_size;
+  analysis_class->total_size = gst_cuda_sum_total_size;
+  analysis_class->analyse = gst_cuda_sum_analyse;
+  analysis_class->accumulate = gst_cuda_sum_accumulate;
+  analysis_class->fill_structure = gst_cuda_sum_fill_structure;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SUM_DETECT, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sum_debug, "cudasum", 0, "CUDA statistics");
+}
+
+static void
+gst_cuda_sum_init (GstCudaSum * self)
+{
+  self->percentiles = DEFAULT_PERCENTILES;
+  self->profiles = DEFAULT_PROFILES;
+  self->detect = DEFAULT_DETECT;
+  self->black_threshold = DEFAULT_BLACK_THRESHOLD;
+  self->cut_threshold = DEFAULT_CUT_THRESHOLD;
+}

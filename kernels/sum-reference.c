@@ -1,0 +1,78 @@
+/* CPU reference of kernels/sum.cu: the same sums, one pixel at a time. */
+#include "cudafilters-kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t
+key_of (const uint8_t * px, int bytes_per_pixel, const uint32_t weights[4])
+{
+  uint32_t acc = 32768;
+  int b;
+
+  if (bytes_per_pixel == 1)
+    return px[0];
+  for (b = 0; b < bytes_per_pixel; b++)
+    acc += weights[b] * px[b];
+  return acc >> 16;
+}
+
+void
+cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
+    const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,
+    uint32_t * column_sums)
+{
+  int p, x, y, b, c;
+  unsigned flags = key ? key->flags : 0;
+
+  memset (stats, 0, sizeof (*stats));
+  for (c = 0; c < CF_HIST_MAX_CHANNELS; c++)
+    stats->min[c] = 255;
+  if ((flags & CF_SUM_PROFILES) && n_planes > 0) {
+    memset (row_sums, 0, sizeof (uint32_t) * planes[0].height);
+    memset (column_sums, 0, sizeof (uint32_t) * planes[0].width);
+  }
+
+  for (p = 0; p < n_planes; p++) {
+    const CfSamplePlane *pl = &planes[p];
+
+    for (y = 0; y < pl->height; y++) {
+      const uint8_t *row = (const uint8_t *) pl->data + (size_t) y * pl->pitch;
+
+      for (x = 0; x < pl->width; x++) {
+        const uint8_t *px = row + (size_t) x * pl->bytes_per_pixel;
+
+        for (b = 0; b < pl->bytes_per_pixel; b++) {
+          uint32_t v = px[b];
+
+          c = pl->channel[b];
+          if (c < 0)
+            continue;
+          stats->sum[c] += v;
+          stats->sum_squares[c] += v * v;
+          if (v < stats->min[c])
+            stats->min[c] = v;
+          if (v > stats->max[c])
+            stats->max[c] = v;
+        }
+
+        if (p == 0 && flags) {
+          uint32_t k = key_of (px, pl->bytes_per_pixel, key->weights);
+          uint8_t *prev = key->previous ?
+              key->previous + (size_t) y * key->previous_pitch + x : NULL;
+
+          if (flags & CF_SUM_PROFILES) {
+            row_sums[y] += k;
+            column_sums[x] += k;
+          }
+          if ((flags & CF_SUM_BLACK) && k <= (uint32_t) key->black_threshold)
+            stats->black++;
+          if (flags & CF_SUM_DIFF)
+            stats->abs_diff += (uint64_t) abs ((int) k - (int) *prev);
+          if (flags & CF_SUM_KEEP)
+            *prev = (uint8_t) k;
+        }
+      }
+    }
+  }
+}
