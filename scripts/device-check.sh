@@ -44,8 +44,8 @@ bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray device-id=7 ! 
 echo "--- the messages, as gst-launch -m prints them"
 bash $run gst-launch-1.0 -m videotestsrc num-buffers=3 pattern=smpte ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! cudahist bins=16 ! fakesink 2>&1 | tee "$out/cudahist-gst-launch.txt" | grep -m1 "cudahist, " | cut -c1-300
 
-echo "--- cudasum: crop rectangle of a letterboxed test pattern"
-bash $run gst-launch-1.0 -m videotestsrc num-buffers=2 ! video/x-raw,width=640,height=360 ! videobox top=-60 bottom=-60 fill=black ! video/x-raw,format=RGBA ! cudasum detect=crop+black+cut percentiles=true ! fakesink 2>&1 | tee "$out/cudasum-gst-launch.txt" | grep -m2 "cudasum, " | cut -c1-600
+echo "--- cudasum messages, as gst-launch -m prints them (the device has no videobox)"
+bash $run gst-launch-1.0 -m videotestsrc num-buffers=2 pattern=smpte ! video/x-raw,format=RGBA,width=64,height=48 ! cudasum detect=crop+black+cut percentiles=true ! fakesink 2>&1 | tee "$out/cudasum-gst-launch.txt" | grep -m2 "cudasum, " | cut -c1-600
 
 step "example: an application sharing its CUDA context"
 bash $run $BUILD/examples/shared-context 2>&1 | grep -v "^0:00" || status=1
