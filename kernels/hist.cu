@@ -85,29 +85,56 @@ struct Workspace
   uint32_t blocks_done;
 };
 
-__device__ __forceinline__ void
-count_byte (uint32_t * lane_counters, uint32_t value, int sub)
+/* A lane's counter word for value v sits at byte offset v * 128 + lane * 4
+ * of its warp's counters: two disjoint bit fields, so the offset of a byte
+ * taken from a loaded word is one shift and one LOP3 ((x & mask) | lane4),
+ * and the atomic adds the warp's base. */
+constexpr uint32_t kValueMask = 0xffu << 7;
+
+/* the offset of the counter word of byte K of w */
+template < int K > __device__ __forceinline__ uint32_t
+byte_offset (uint32_t w, uint32_t lane4)
 {
-  atomicAdd (&lane_counters[value * 32], 1u << (8 * sub));
+  uint32_t shifted = K == 0 ? w << 7 : w >> (8 * K - 7);
+  return (shifted & kValueMask) | lane4;
+}
+
+__device__ __forceinline__ void
+count_at (uint8_t * warp_counters, uint32_t offset, int sub)
+{
+  atomicAdd (reinterpret_cast < uint32_t * >(warp_counters + offset),
+      1u << (8 * sub));
 }
 
 /* Empties the warp's 8-bit counters into its sub-histogram.  Lane l takes
- * values l, l + 32, ...: it sums that value's word over the 32 lanes
- * (four 8-bit counters as two pairs of 16-bit sums; 32 x 255 fits) and adds
- * each sub-counter's total to its channel. */
+ * values l, l + 32, ...: it sums that value's 32 words (four 8-bit counters
+ * each, as two pairs of 16-bit sums; 32 x 255 fits) and adds each
+ * sub-counter's total to its channel.  The words are read as 16-byte
+ * vectors, lane l starting at vector l % 8 of its row, so the eight lanes
+ * of a quarter warp touch eight different bank groups.  The counters are
+ * quiescent here (a warp flushes only its own), so plain loads do; `zero`
+ * clears them for more counting. */
 __device__ void
 flush_counters (uint32_t * counters, uint32_t * sub_hist, int lane,
-    const int (&channel_of_sub)[4])
+    const int (&channel_of_sub)[4], bool zero)
 {
   __syncwarp ();
+#pragma unroll 2
   for (int v = lane; v < kBins; v += 32) {
+    uint4 *row = reinterpret_cast < uint4 * >(counters + v * 32);
     uint32_t even = 0, odd = 0;
-#pragma unroll 8
-    for (int t = 0; t < 32; t++) {
-      /* skewed: lane l reads lane (l + t)'s word, in bank (l + t) % 32 */
-      uint32_t w = atomicExch (&counters[v * 32 + ((lane + t) & 31)], 0u);
-      even += w & 0x00ff00ffu;
-      odd += (w >> 8) & 0x00ff00ffu;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+      uint4 q = row[(j + lane) & 7];
+      even += (q.x & 0x00ff00ffu) + (q.y & 0x00ff00ffu) +
+          (q.z & 0x00ff00ffu) + (q.w & 0x00ff00ffu);
+      odd += ((q.x >> 8) & 0x00ff00ffu) + ((q.y >> 8) & 0x00ff00ffu) +
+          ((q.z >> 8) & 0x00ff00ffu) + ((q.w >> 8) & 0x00ff00ffu);
+    }
+    if (zero) {
+#pragma unroll
+      for (int j = 0; j < 8; j++)
+        row[(j + lane) & 7] = make_uint4 (0, 0, 0, 0);
     }
     const uint32_t sums[4] = { even & 0xffffu, odd & 0xffffu, even >> 16,
       odd >> 16
@@ -121,21 +148,57 @@ flush_counters (uint32_t * counters, uint32_t * sub_hist, int lane,
   __syncwarp ();
 }
 
-/* One segment's body: units [u0, u1) of a row whose body starts at `body`
- * (16-byte aligned) at row byte index `head`, with Q = head % 4 (or % 3). */
-template < int BPP, int Q > __device__ __forceinline__ void
-count_body (const uint8_t * __restrict__ body, int u0, int u1, int lane,
-    uint32_t * lane_counters)
+/* What a warp counts of one item: a segment of a row.  The body is units
+ * [u0, u1) of 16 (or 48) bytes from `body`, which is 16-byte aligned at
+ * row byte index `head`. */
+struct Segment
+{
+  const uint8_t *row;
+  const uint8_t *body;
+  int head;                     /* bytes before the body */
+  int tail_from;                /* the row's bytes after the last unit */
+  int u0, u1;
+  bool first, last;             /* of its row: counts head / tail bytes */
+};
+
+template < int BPP > __device__ __forceinline__ Segment
+segment_of (const PlaneArgs & pl, int item)
+{
+  constexpr int UNIT = unit_bytes < BPP > ();
+  constexpr int SEGMENT_UNITS = 32 * units_per_lane < BPP > ();
+  Segment s;
+  int local = item - pl.first_item;
+  int y = local / pl.segments;
+  int seg = local - y * pl.segments;
+  s.row = pl.data + (size_t) y * pl.pitch;
+  s.head = (int) ((16 - ((uintptr_t) s.row & 15)) & 15);
+  if (s.head > pl.row_bytes)
+    s.head = pl.row_bytes;
+  int units = (pl.row_bytes - s.head) / UNIT;
+  s.body = s.row + s.head;
+  s.tail_from = s.head + units * UNIT;
+  s.u0 = seg * SEGMENT_UNITS;
+  s.u1 = min (units, s.u0 + SEGMENT_UNITS);
+  s.first = seg == 0;
+  s.last = seg == pl.segments - 1;
+  return s;
+}
+
+template < int BPP > using BodyWords =
+    uint32_t[units_per_lane < BPP > ()][unit_bytes < BPP > () / 4];
+
+/* Issues a segment's body loads (lane l: units u0 + l, u0 + l + 32, ...);
+ * nothing waits for them until the words are counted. */
+template < int BPP > __device__ __forceinline__ void
+load_body (const Segment & s, int lane, BodyWords < BPP > &words)
 {
   constexpr int U = units_per_lane < BPP > ();
   constexpr int WORDS = unit_bytes < BPP > () / 4;
-  uint32_t words[U][WORDS];
-
 #pragma unroll
   for (int i = 0; i < U; i++) {
-    int u = u0 + lane + 32 * i;
-    if (u < u1) {
-      const uint4 *v = reinterpret_cast < const uint4 * >(body +
+    int u = s.u0 + lane + 32 * i;
+    if (u < s.u1) {
+      const uint4 *v = reinterpret_cast < const uint4 * >(s.body +
           (size_t) u * unit_bytes < BPP > ());
 #pragma unroll
       for (int j = 0; j < WORDS / 4; j++) {
@@ -147,89 +210,118 @@ count_body (const uint8_t * __restrict__ body, int u0, int u1, int lane,
       }
     }
   }
-#pragma unroll
-  for (int i = 0; i < U; i++) {
-    if (u0 + lane + 32 * i < u1) {
-#pragma unroll
-      for (int k = 0; k < WORDS * 4; k++) {
-        constexpr int M = BPP == 3 ? 3 : 4;
-        count_byte (lane_counters, (words[i][k >> 2] >> (8 * (k & 3))) & 0xffu,
-            (Q + k) % M);
-      }
-    }
-  }
 }
 
-template < int BPP > __device__ __forceinline__ void
-count_body_at (int q, const uint8_t * body, int u0, int u1, int lane,
-    uint32_t * lane_counters)
+/* Counts loaded body words; Q = head % 4 (or % 3) gives each byte's
+ * sub-counter. */
+template < int BPP, int Q > __device__ __forceinline__ void
+count_body (const Segment & s, int lane, uint8_t * warp_counters,
+    const BodyWords < BPP > &words)
 {
-  /* warp-uniform: the whole warp works on one row */
-  switch (q) {
-    case 0:
-      count_body < BPP, 0 > (body, u0, u1, lane, lane_counters);
-      break;
-    case 1:
-      count_body < BPP, 1 > (body, u0, u1, lane, lane_counters);
-      break;
-    case 2:
-      count_body < BPP, 2 > (body, u0, u1, lane, lane_counters);
-      break;
-    default:
-      if constexpr (BPP != 3)
-        count_body < BPP, 3 > (body, u0, u1, lane, lane_counters);
-      break;
+  constexpr int U = units_per_lane < BPP > ();
+  constexpr int WORDS = unit_bytes < BPP > () / 4;
+  constexpr int M = BPP == 3 ? 3 : 4;
+  const uint32_t lane4 = 4 * lane;
+#pragma unroll
+  for (int i = 0; i < U; i++) {
+    if (s.u0 + lane + 32 * i < s.u1) {
+#pragma unroll
+      for (int k = 0; k < WORDS; k++) {
+        const uint32_t w = words[i][k];
+        count_at (warp_counters, byte_offset < 0 > (w, lane4), (Q + 4 * k) % M);
+        count_at (warp_counters, byte_offset < 1 > (w, lane4),
+            (Q + 4 * k + 1) % M);
+        count_at (warp_counters, byte_offset < 2 > (w, lane4),
+            (Q + 4 * k + 2) % M);
+        count_at (warp_counters, byte_offset < 3 > (w, lane4),
+            (Q + 4 * k + 3) % M);
+      }
+    }
   }
 }
 
 /* Head and tail bytes [from, to) of a row, one per lane. */
 template < int BPP > __device__ __forceinline__ void
 count_bytes (const uint8_t * row, int from, int to, int lane,
-    uint32_t * lane_counters)
+    uint8_t * warp_counters)
 {
   for (int i = from + lane; i < to; i += 32)
-    count_byte (lane_counters, row[i], BPP == 3 ? i % 3 : i & 3);
+    count_at (warp_counters, (uint32_t) row[i] << 7 | 4 * lane,
+        BPP == 3 ? i % 3 : i & 3);
 }
 
-/* This warp's items of one plane, from `item` on. */
+/* Counts a segment whose body words are loaded. */
+template < int BPP > __device__ __forceinline__ void
+count_segment (const Segment & s, const PlaneArgs & pl, int lane,
+    uint8_t * warp_counters, const BodyWords < BPP > &words)
+{
+  if (s.first)
+    count_bytes < BPP > (s.row, 0, s.head, lane, warp_counters);
+  if (s.u0 < s.u1) {
+    /* warp-uniform: the whole warp works on one row */
+    switch (BPP == 3 ? s.head % 3 : s.head & 3) {
+      case 0:
+        count_body < BPP, 0 > (s, lane, warp_counters, words);
+        break;
+      case 1:
+        count_body < BPP, 1 > (s, lane, warp_counters, words);
+        break;
+      case 2:
+        count_body < BPP, 2 > (s, lane, warp_counters, words);
+        break;
+      default:
+        if constexpr (BPP != 3)
+          count_body < BPP, 3 > (s, lane, warp_counters, words);
+        break;
+    }
+  }
+  if (s.last)
+    count_bytes < BPP > (s.row, s.tail_from, pl.row_bytes, lane,
+        warp_counters);
+}
+
+/* This warp's items of one plane, from `item` on.  The next item's loads
+ * are issued before the current item is counted, so a warp's memory
+ * requests stay in flight while it counts; its words move over when they
+ * have arrived, by then long since. */
 template < int BPP > __device__ void
 count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
-    int lane, uint32_t * counters, uint32_t * sub_hist)
+    int lane, uint32_t * counters, uint32_t * sub_hist, bool last_plane)
 {
-  constexpr int UNIT = unit_bytes < BPP > ();
-  constexpr int SEGMENT_UNITS = 32 * units_per_lane < BPP > ();
   constexpr int GROWTH = max_growth_per_segment < BPP > ();
-  uint32_t *lane_counters = counters + lane;
+  uint8_t *warp_counters = reinterpret_cast < uint8_t * >(counters);
   int growth = 0;
+  BodyWords < BPP > words, next_words;
 
-  for (; item < plane_end; item += item_stride) {
-    if (growth + GROWTH > 255) {
-      flush_counters (counters, sub_hist, lane, pl.channel_of_sub);
-      growth = 0;
+  if (item < plane_end) {
+    Segment s = segment_of < BPP > (pl, item);
+    load_body < BPP > (s, lane, words);
+    for (;;) {
+      item += item_stride;
+      const bool more = item < plane_end;
+      Segment next = s;
+      if (more) {
+        next = segment_of < BPP > (pl, item);
+        load_body < BPP > (next, lane, next_words);
+      }
+      if (growth + GROWTH > 255) {
+        flush_counters (counters, sub_hist, lane, pl.channel_of_sub, true);
+        growth = 0;
+      }
+      growth += GROWTH;
+      count_segment < BPP > (s, pl, lane, warp_counters, words);
+      if (!more)
+        break;
+      s = next;
+#pragma unroll
+      for (int i = 0; i < units_per_lane < BPP > (); i++)
+#pragma unroll
+        for (int j = 0; j < unit_bytes < BPP > () / 4; j++)
+          words[i][j] = next_words[i][j];
     }
-    growth += GROWTH;
-
-    int local = item - pl.first_item;
-    int y = local / pl.segments;
-    int seg = local - y * pl.segments;
-    const uint8_t *row = pl.data + (size_t) y * pl.pitch;
-    int head = (int) ((16 - ((uintptr_t) row & 15)) & 15);
-    if (head > pl.row_bytes)
-      head = pl.row_bytes;
-    int units = (pl.row_bytes - head) / UNIT;
-    int u0 = seg * SEGMENT_UNITS;
-    int u1 = min (units, u0 + SEGMENT_UNITS);
-
-    if (seg == 0)
-      count_bytes < BPP > (row, 0, head, lane, lane_counters);
-    if (u0 < u1)
-      count_body_at < BPP > (BPP == 3 ? head % 3 : head & 3, row + head, u0,
-          u1, lane, lane_counters);
-    if (seg == pl.segments - 1)
-      count_bytes < BPP > (row, head + units * UNIT, pl.row_bytes, lane,
-          lane_counters);
   }
-  flush_counters (counters, sub_hist, lane, pl.channel_of_sub);
+  /* the next plane needs zeros; after the last nothing reads them */
+  flush_counters (counters, sub_hist, lane, pl.channel_of_sub, !last_plane);
 }
 
 /* RGB3 (3-byte pixels) needs more registers than the others, so it has a
@@ -246,9 +338,11 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   uint32_t *counters = smem + warp * kWarpWords;
   uint32_t *sub_hist = counters + kCounterWords;
 
-  for (int i = threadIdx.x; i < n_warps * kWarpWords / 4; i += blockDim.x)
-    reinterpret_cast < uint4 * >(smem)[i] = make_uint4 (0, 0, 0, 0);
-  __syncthreads ();
+  /* each warp clears its own counters and sub-histogram: no block
+   * barrier, so a warp starts counting as soon as it is done */
+  for (int i = lane; i < kWarpWords / 4; i += 32)
+    reinterpret_cast < uint4 * >(counters)[i] = make_uint4 (0, 0, 0, 0);
+  __syncwarp ();
 
   int item = blockIdx.x * n_warps + warp;
   const int item_stride = gridDim.x * n_warps;
@@ -257,23 +351,24 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     int end = pl.first_item + pl.rows * pl.segments;
     if (item >= end)
       continue;
+    const bool last_plane = p == args.n_planes - 1;
     switch (pl.bpp) {
       case 1:
         count_plane < 1 > (pl, end, item, item_stride, lane, counters,
-            sub_hist);
+            sub_hist, last_plane);
         break;
       case 2:
         count_plane < 2 > (pl, end, item, item_stride, lane, counters,
-            sub_hist);
+            sub_hist, last_plane);
         break;
       case 3:
         if constexpr (RGB3)
           count_plane < 3 > (pl, end, item, item_stride, lane, counters,
-              sub_hist);
+              sub_hist, last_plane);
         break;
       default:
         count_plane < 4 > (pl, end, item, item_stride, lane, counters,
-            sub_hist);
+            sub_hist, last_plane);
         break;
     }
   }
