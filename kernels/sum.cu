@@ -2,14 +2,12 @@
  * profiles, black count and frame difference, in one pass over the frame:
  * the reduction pattern.
  *
- * The frame's planes are cut into tile columns one warp wide (32 chunks of
- * 16 bytes, or 48 for 3-byte pixels, one chunk per lane).  The rows of all
- * tile columns, column after column, form one sequence, and each block
- * takes an equal contiguous range of it (a block's time is its rows: equal
- * ranges keep the SMs equally busy), its warps interleaving the rows.  So a
- * block walks down a column and a thread keeps its columns' key sums in
- * registers until the block moves to the next column.  Each warp keeps the
- * loads of its next row in flight while it counts one.
+ * The frame's planes are cut into tiles one warp wide (32 chunks of 16
+ * bytes, or 48 for 3-byte pixels, one chunk per lane) and kWarps *
+ * rows_per_warp rows high.  A block takes a contiguous range of tiles, its
+ * warps interleaving the rows of each, so consecutive tiles of a block lie
+ * one under the other and a thread keeps its columns' key sums in
+ * registers until the block moves to another column of tiles.
  *
  * Within a tile a thread counts whole 32-bit words of its chunk: the bytes
  * at positions 0 and 2 and those at 1 and 3 are split into two words of
@@ -38,7 +36,6 @@ constexpr int kThreads = 32 * kWarps;
  * 16-bit lane sums below 65536 */
 constexpr int kMaxRowsPerWarp = 64;
 constexpr int kMaxChunkPixels = 16;
-constexpr int kMaxBlocksPerSm = 3;
 
 /* the key features a kernel is built with */
 constexpr unsigned kProfiles = CF_SUM_PROFILES;
@@ -66,7 +63,8 @@ struct PlaneArgs
   int bpp;
   int width;                    /* pixels */
   int tile_cols;                /* tiles across a row */
-  int first_row;                /* of this plane in the launch's rows */
+  int tile_rows;                /* tiles down the plane */
+  int first_tile;               /* of this plane in the launch's tiles */
   int channel[4];               /* byte of a pixel -> channel, or -1 */
 };
 
@@ -74,13 +72,10 @@ struct LaunchArgs
 {
   PlaneArgs plane[CF_HIST_MAX_PLANES];
   int n_planes;
-  int n_rows;                   /* of all tile columns of all planes */
+  int n_tiles;
+  int rows_per_warp;
   unsigned flags;
   uint32_t weights[4];
-  /* the weights' high and low bytes, one per pixel byte, for dp4a: valid
-   * when every weight is below 65536 (key_bytes) */
-  uint32_t weights_hi, weights_lo;
-  bool key_bytes;
   uint32_t black_threshold;
   uint8_t *previous;
   size_t previous_pitch;
@@ -212,22 +207,10 @@ byte_of (const uint32_t * words, int i)
 
 /* The key of pixel k of a chunk. */
 template < int BPP > __device__ __forceinline__ uint32_t
-key_of (const uint32_t * words, int k, const LaunchArgs & args)
+key_of (const uint32_t * words, int k, const uint32_t (&wt)[4])
 {
-  const uint32_t (&wt)[4] = args.weights;
   if constexpr (BPP == 1) {
     return byte_of (words, k);
-  } else if constexpr (BPP == 4) {
-    /* a pixel is a word: sum w[b] p[b] as 256 * (high bytes . p) + (low
-     * bytes . p), two dp4a, exact */
-    if (args.key_bytes)
-      return ((__dp4a (words[k], args.weights_hi, 0u) << 8) +
-          __dp4a (words[k], args.weights_lo, 32768u)) >> 16;
-    uint32_t acc = 32768u;
-#pragma unroll
-    for (int b = 0; b < 4; b++)
-      acc += wt[b] * byte_of (words, k * 4 + b);
-    return acc >> 16;
   } else {
     uint32_t acc = 32768u;
 #pragma unroll
@@ -291,20 +274,6 @@ flush_columns (uint32_t (&col)[kMaxChunkPixels], int tile_col, int width,
       atomicAdd (&ws_columns[x], s);
   }
   __syncthreads ();
-}
-
-/* flush_columns for the key plane's pixel size */
-__device__ __forceinline__ void
-flush_key_columns (const LaunchArgs & args, uint32_t (&col)[kMaxChunkPixels],
-    int tile_col, uint32_t * ws_columns, uint32_t * smem)
-{
-  const PlaneArgs & key = args.plane[0];
-  if (key.bpp == 1)
-    flush_columns < 1 > (col, tile_col, key.width, ws_columns, smem);
-  else if (key.bpp == 3)
-    flush_columns < 3 > (col, tile_col, key.width, ws_columns, smem);
-  else
-    flush_columns < 4 > (col, tile_col, key.width, ws_columns, smem);
 }
 
 /* Warp reductions: one instruction from sm_80 on, shuffles before. */
@@ -408,7 +377,7 @@ count_row (const LaunchArgs & args, bool keyed,
 #pragma unroll
   for (int k = 0; k < PX; k++) {
     const bool present = k < valid_px;
-    keys[k] = present ? key_of < BPP > (w, k, args) : 0u;
+    keys[k] = present ? key_of < BPP > (w, k, args.weights) : 0u;
     row_sum += keys[k];
     if constexpr ((K & kProfiles) != 0)
       col[k] += keys[k];
@@ -463,32 +432,20 @@ count_row (const LaunchArgs & args, bool keyed,
   }
 }
 
-/* Rows [ia, ib) of tile column `tile_col` (at most kWarps *
- * kMaxRowsPerWarp): this warp's rows, this lane's chunk of each.  (Walking
- * along the rows instead, so that a block's warps read consecutive bytes,
- * measured slower on an H100: 28.5 us for 4K RGBA against 24.5.) */
+/* One tile of a plane: this warp's rows, this lane's chunk of each. */
 template < int BPP, unsigned K > __device__ void
-count_rows (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
-    int tile_col, int ia, int ib, ChannelAcc & acc,
+count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
+    int tile_col, int tile_row, ChannelAcc & acc,
     uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
 {
   constexpr int CHUNK = chunk_bytes < BPP > ();
   constexpr int WORDS = CHUNK / 4;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int i0 = ia + warp;
-  const int i1 = ib;
-  /* a row, this lane's chunk in it, and its bytes there */
-  struct Place
-  {
-    int y, chunk, valid;
-  };
-  auto place = [&](int i) {
-    Place at;
-    at.y = i;
-    at.chunk = tile_col * 32 + lane;
-    at.valid = max (0, min (CHUNK, pl.row_bytes - at.chunk * CHUNK));
-    return at;
-  };
+  const int chunk = tile_col * 32 + lane;
+  const int byte0 = chunk * CHUNK;
+  const int valid = max (0, min (CHUNK, pl.row_bytes - byte0));
+  const int y0 = tile_row * kWarps * args.rows_per_warp + warp;
+  const int y1 = min (pl.rows, (tile_row + 1) * kWarps * args.rows_per_warp);
   const bool keyed = K != 0 && key_plane;
 
   WordAcc wa;
@@ -504,34 +461,19 @@ count_rows (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
   }
   uint32_t black = 0, diff = 0;
 
-  /* D rows' words take turns: a row's buffer is loaded again, D rows
-   * ahead, as soon as it is counted, so D - 1 rows' loads are in flight
-   * while one is counted.  Two: four measured slower on an H100 (4K RGBA
-   * 24.8 us against 22.1), as did four loaded before any was counted. */
-  constexpr int D = 2;
-  uint32_t w[D][WORDS];
-  Place at[D];
-#pragma unroll
-  for (int d = 0; d < D; d++) {
-    if (i0 + d * kWarps < i1) {
-      at[d] = place (i0 + d * kWarps);
-      load_row < BPP > (pl, at[d].y, at[d].chunk * CHUNK, at[d].valid, w[d]);
-    }
-  }
-  for (int i = i0; i < i1; i += D * kWarps) {
-#pragma unroll
-    for (int d = 0; d < D; d++) {
-      const int id = i + d * kWarps;
-      if (id < i1) {
-        count_row < BPP, K > (args, keyed, w[d], at[d].y, at[d].valid,
-            at[d].chunk, wa, ba, black, diff, col, ws);
-        if (id + D * kWarps < i1) {
-          at[d] = place (id + D * kWarps);
-          load_row < BPP > (pl, at[d].y, at[d].chunk * CHUNK, at[d].valid,
-              w[d]);
-        }
-      }
-    }
+  /* two rows' loads in flight before either is counted (four measured
+   * slower on an H200: the registers halve the blocks per SM) */
+  for (int y = y0; y < y1; y += 2 * kWarps) {
+    const int y_next = y + kWarps;
+    uint32_t w0[WORDS], w1[WORDS];
+    load_row < BPP > (pl, y, byte0, valid, w0);
+    if (y_next < y1)
+      load_row < BPP > (pl, y_next, byte0, valid, w1);
+    count_row < BPP, K > (args, keyed, w0, y, valid, chunk, wa, ba, black,
+        diff, col, ws);
+    if (y_next < y1)
+      count_row < BPP, K > (args, keyed, w1, y_next, valid, chunk, wa, ba,
+          black, diff, col, ws);
   }
 
   if constexpr (BPP == 3) {
@@ -545,34 +487,27 @@ count_rows (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
   acc.diff += diff;
 }
 
-/* RGB3: the kernel for 3-byte pixels; the others have no 3-byte path,
- * whose 48-byte chunks would cost every kernel registers (and blocks). */
-template < unsigned K, bool RGB3 > __device__ __forceinline__ void
-count_rows_any (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
-    int tile_col, int ya, int yb, ChannelAcc & acc,
+template < unsigned K > __device__ __forceinline__ void
+count_tile_any (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
+    int tile_col, int tile_row, ChannelAcc & acc,
     uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
 {
   switch (pl.bpp) {
     case 1:
-      if constexpr (!RGB3)
-        count_rows < 1, K > (args, pl, key_plane, tile_col, ya, yb,
-            acc, col, ws);
+      count_tile < 1, K > (args, pl, key_plane, tile_col, tile_row, acc, col,
+          ws);
       break;
     case 2:
       /* never the key plane (checked by the launcher) */
-      if constexpr (!RGB3)
-        count_rows < 2, 0 > (args, pl, false, tile_col, ya, yb, acc,
-            col, ws);
+      count_tile < 2, 0 > (args, pl, false, tile_col, tile_row, acc, col, ws);
       break;
     case 3:
-      if constexpr (RGB3)
-        count_rows < 3, K > (args, pl, key_plane, tile_col, ya, yb,
-            acc, col, ws);
+      count_tile < 3, K > (args, pl, key_plane, tile_col, tile_row, acc, col,
+          ws);
       break;
     default:
-      if constexpr (!RGB3)
-        count_rows < 4, K > (args, pl, key_plane, tile_col, ya, yb,
-            acc, col, ws);
+      count_tile < 4, K > (args, pl, key_plane, tile_col, tile_row, acc, col,
+          ws);
       break;
   }
 }
@@ -586,9 +521,8 @@ warp_sum64 (unsigned long long v)
   return v;
 }
 
-template < unsigned K, bool RGB3 > __global__ void
-__launch_bounds__ (kThreads) sum_kernel (LaunchArgs args,
-    Workspace * __restrict__ ws, int ws_max_height)
+template < unsigned K > __global__ void __launch_bounds__ (kThreads)
+sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
 {
   __shared__ uint32_t smem[kWarps * 32 * kMaxChunkPixels];
   __shared__ unsigned long long block_u64[kWarps][10];
@@ -610,39 +544,51 @@ __launch_bounds__ (kThreads) sum_kernel (LaunchArgs args,
   for (int k = 0; k < kMaxChunkPixels; k++)
     col[k] = 0;
 
-  /* this block's contiguous range of the launch's rows */
-  const int r0 = (int) ((long long) args.n_rows * blockIdx.x / gridDim.x);
-  const int r1 = (int) ((long long) args.n_rows * (blockIdx.x + 1) /
+  /* this block's contiguous range of tiles */
+  const int t0 = (int) ((long long) args.n_tiles * blockIdx.x / gridDim.x);
+  const int t1 = (int) ((long long) args.n_tiles * (blockIdx.x + 1) /
       gridDim.x);
   int col_tile = -1;            /* the key plane's tile column in `col` */
-  for (int r = r0; r < r1;) {
+  for (int t = t0; t < t1; t++) {
     int p = 0;
-    while (p + 1 < args.n_planes && r >= args.plane[p + 1].first_row)
+    while (p + 1 < args.n_planes && t >= args.plane[p + 1].first_tile)
       p++;
     const PlaneArgs & pl = args.plane[p];
-    int local = r - pl.first_row;
-    int tile_col = local / pl.rows;
-    int y = local - tile_col * pl.rows;
-    int y_end = min (pl.rows, y + (r1 - r));
+    int local = t - pl.first_tile;
+    int tile_col = local / pl.tile_rows;
+    int tile_row = local - tile_col * pl.tile_rows;
 
     if constexpr ((K & kProfiles) != 0) {
-      /* block-uniform: every warp is in the same tile column */
+      /* block-uniform: every warp is on the same tile */
       if (col_tile >= 0 && (p != 0 || tile_col != col_tile)) {
-        flush_key_columns (args, col, col_tile, ws_columns, smem);
+        if (args.plane[0].bpp == 1)
+          flush_columns < 1 > (col, col_tile, args.plane[0].width, ws_columns,
+              smem);
+        else if (args.plane[0].bpp == 3)
+          flush_columns < 3 > (col, col_tile, args.plane[0].width, ws_columns,
+              smem);
+        else
+          flush_columns < 4 > (col, col_tile, args.plane[0].width, ws_columns,
+              smem);
         col_tile = -1;
       }
       if (p == 0)
         col_tile = tile_col;
     }
-    /* the 16-bit lane sums take kMaxRowsPerWarp rows per warp */
-    for (int ya = y; ya < y_end; ya += kWarps * kMaxRowsPerWarp)
-      count_rows_any < K, RGB3 > (args, pl, p == 0, tile_col, ya,
-          min (y_end, ya + kWarps * kMaxRowsPerWarp), acc, col, ws);
-    r += y_end - y;
+    count_tile_any < K > (args, pl, p == 0, tile_col, tile_row, acc, col, ws);
   }
   if constexpr ((K & kProfiles) != 0) {
-    if (col_tile >= 0)
-      flush_key_columns (args, col, col_tile, ws_columns, smem);
+    if (col_tile >= 0) {
+      if (args.plane[0].bpp == 1)
+        flush_columns < 1 > (col, col_tile, args.plane[0].width, ws_columns,
+            smem);
+      else if (args.plane[0].bpp == 3)
+        flush_columns < 3 > (col, col_tile, args.plane[0].width, ws_columns,
+            smem);
+      else
+        flush_columns < 4 > (col, col_tile, args.plane[0].width, ws_columns,
+            smem);
+    }
   }
 
   /* the block's totals: warps, then the block, then one atomic each */
@@ -728,25 +674,21 @@ typedef void (*SumKernel) (LaunchArgs, Workspace *, int);
 template < unsigned K > SumKernel
 kernel_for ()
 {
-  return sum_kernel < (K & 7), (K & 8) != 0 >;
+  return sum_kernel < K >;
 }
 
-/* kernels by key features (profiles 1, black 2, previous 4) and 3-byte
- * pixels (8) */
-const SumKernel kKernels[16] = {
+/* kernels by key features: profiles, black, previous */
+const SumKernel kKernels[8] = {
   kernel_for < 0 > (), kernel_for < 1 > (), kernel_for < 2 > (),
   kernel_for < 3 > (), kernel_for < 4 > (), kernel_for < 5 > (),
-  kernel_for < 6 > (), kernel_for < 7 > (), kernel_for < 8 > (),
-  kernel_for < 9 > (), kernel_for < 10 > (), kernel_for < 11 > (),
-  kernel_for < 12 > (), kernel_for < 13 > (), kernel_for < 14 > (),
-  kernel_for < 15 > (),
+  kernel_for < 6 > (), kernel_for < 7 > (),
 };
 
 /* Blocks resident on the whole device, per device and kernel. */
 cudaError_t
 resident_blocks (unsigned k, int *blocks)
 {
-  static int cached[64][16];
+  static int cached[64][8];
   int dev = 0, sms = 0, per_sm = 0;
   cudaError_t err;
 
@@ -761,9 +703,6 @@ resident_blocks (unsigned k, int *blocks)
       || (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
               kKernels[k], kThreads, 0)) != cudaSuccess)
     return err;
-  /* at most three per SM: four (the basic kernel fits 64 registers)
-   * measured slower on an H100, 4K RGBA 24.5 us against 22.1 */
-  per_sm = per_sm > kMaxBlocksPerSm ? kMaxBlocksPerSm : per_sm;
   *blocks = sms * (per_sm > 0 ? per_sm : 1);
   if (dev >= 0 && dev < 64)
     cached[dev][k] = *blocks;
@@ -789,7 +728,6 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
   LaunchArgs args = { };
   unsigned flags = key ? key->flags : 0;
   long long tile_columns = 0;
-  bool rgb3 = false;
 
   if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !stats || !workspace
       || (n_planes > 0 && !planes)
@@ -818,12 +756,6 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     args.flags = flags;
     for (int b = 0; b < 4; b++)
       args.weights[b] = b < p0->bytes_per_pixel ? key->weights[b] : 0;
-    args.key_bytes = true;
-    for (int b = 0; b < 4; b++) {
-      args.key_bytes &= args.weights[b] < 65536;
-      args.weights_hi |= (args.weights[b] >> 8 & 0xffu) << (8 * b);
-      args.weights_lo |= (args.weights[b] & 0xffu) << (8 * b);
-    }
     args.black_threshold = (uint32_t) key->black_threshold;
     args.previous = key->previous;
     args.previous_pitch = key->previous_pitch;
@@ -853,23 +785,39 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     pl->bpp = bpp;
     pl->width = in->width;
     pl->tile_cols = (int) ((row_bytes + 32 * chunk - 1) / (32 * chunk));
-    rgb3 |= bpp == 3;
-    pl->first_row = (int) tile_columns;
     tile_columns += (long long) pl->tile_cols * pl->rows;
-    if (tile_columns > INT32_MAX)
-      return cudaErrorInvalidValue;
   }
 
   int resident = 0;
   unsigned k = ((flags & CF_SUM_PROFILES) ? 1 : 0) |
       ((flags & CF_SUM_BLACK) ? 2 : 0) |
-      ((flags & (CF_SUM_DIFF | CF_SUM_KEEP)) ? 4 : 0) | (rgb3 ? 8 : 0);
+      ((flags & (CF_SUM_DIFF | CF_SUM_KEEP)) ? 4 : 0);
   cudaError_t err;
   cf_forget_earlier_errors ();
   if ((err = resident_blocks (k, &resident)) != cudaSuccess)
     return err;
 
-  args.n_rows = (int) tile_columns;
+  /* Tiles: about four per resident block, so the blocks' ranges come out
+   * even, but no lower than 8 rows (one per warp) nor higher than the
+   * 16-bit sums allow.  tile_columns is the rows of all tile columns. */
+  long long per_warp = (tile_columns + (long long) kWarps * 4 * resident - 1)
+      / ((long long) kWarps * 4 * resident);
+  if (per_warp < 1)
+    per_warp = 1;
+  if (per_warp > kMaxRowsPerWarp)
+    per_warp = kMaxRowsPerWarp;
+  args.rows_per_warp = (int) per_warp;
+  long long tiles = 0;
+  for (int p = 0; p < n_planes; p++) {
+    PlaneArgs *pl = &args.plane[p];
+    int tile_height = kWarps * args.rows_per_warp;
+    pl->tile_rows = (pl->rows + tile_height - 1) / tile_height;
+    pl->first_tile = (int) tiles;
+    tiles += (long long) pl->tile_rows * pl->tile_cols;
+    if (tiles > INT32_MAX)
+      return cudaErrorInvalidValue;
+  }
+  args.n_tiles = (int) tiles;
   args.out = stats;
   args.row_out = row_sums;
   args.column_out = column_sums;
@@ -877,11 +825,7 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
   int ws_max_height = n_planes > 0 ? planes[0].height : 0;
   args.key_width = n_planes > 0 ? planes[0].width : 0;
   args.key_height = ws_max_height;
-  /* every resident block, but at least two rows per warp: a block's fixed
-   * costs (its totals, its atomics) then stay small beside its rows */
-  long long blocks = tile_columns / (2 * kWarps);
-  if (blocks > resident)
-    blocks = resident;
+  long long blocks = tiles < resident ? tiles : resident;
   if (blocks < 1)
     blocks = 1;                 /* an empty region still publishes zeros */
   kKernels[k] <<< (int) blocks, kThreads, 0, stream >>> (args,
