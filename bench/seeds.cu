@@ -159,44 +159,34 @@ hist_blocks (void)
   return 2 * sms;
 }
 
+typedef void (*HistKernel) (const uint8_t *, size_t, uint32_t *);
+
+/* one of the article's two kernels, for 1 or 4 channels */
+static int
+launch_hist (HistKernel one, HistKernel four, const uint8_t * bytes,
+    size_t n, int channels, uint32_t * counts)
+{
+  if (channels != 1 && channels != 4)
+    return cudaErrorInvalidValue;
+  (channels == 1 ? one : four) <<< hist_blocks (), kHistThreads >>> (bytes,
+      n, counts);
+  return cudaGetLastError ();
+}
+
 int
 seed_hist_global_atomics (const uint8_t * bytes, size_t n, int channels,
     uint32_t * counts)
 {
-  int blocks = hist_blocks ();
-  switch (channels) {
-    case 1:
-      hist_global_atomics < 1 > <<< blocks, kHistThreads >>> (bytes, n,
-          counts);
-      break;
-    case 4:
-      hist_global_atomics < 4 > <<< blocks, kHistThreads >>> (bytes, n,
-          counts);
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError ();
+  return launch_hist (hist_global_atomics < 1 >, hist_global_atomics < 4 >,
+      bytes, n, channels, counts);
 }
 
 int
 seed_hist_shared_atomics (const uint8_t * bytes, size_t n, int channels,
     uint32_t * counts)
 {
-  int blocks = hist_blocks ();
-  switch (channels) {
-    case 1:
-      hist_shared_atomics < 1 > <<< blocks, kHistThreads >>> (bytes, n,
-          counts);
-      break;
-    case 4:
-      hist_shared_atomics < 4 > <<< blocks, kHistThreads >>> (bytes, n,
-          counts);
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError ();
+  return launch_hist (hist_shared_atomics < 1 >, hist_shared_atomics < 4 >,
+      bytes, n, channels, counts);
 }
 
 /* ---- seeds/001: Gaussian blur as a direct 2D stencil ----------------- */
