@@ -768,6 +768,10 @@ main (int argc, char **argv)
       cuda_why = g_strdup ("the CUDA driver library could not be loaded");
     else if (!(cuda_ctx = gst_cuda_context_new (0)))
       cuda_why = g_strdup ("no CUDA context on device 0");
+    else
+      /* registers the CUDA allocator the pool draws from; the elements
+       * do this only when they start, after our frames exist */
+      gst_cuda_memory_init_once ();
   }
 
   results = g_new0 (RunRow, n_chains);

@@ -97,14 +97,11 @@ cf_border_index (int i, int n, CfBorder border)
   }
 }
 
-/* x / 2^s rounded to nearest, ties to even (x >= 0) */
+/* x / 2^s rounded to nearest, halves up (x >= 0) */
 static uint32_t
-rne_shift (uint64_t x, int s)
+round_shift (uint64_t x, int s)
 {
-  uint64_t q = x >> s, rem = x & (((uint64_t) 1 << s) - 1);
-  uint64_t half = (uint64_t) 1 << (s - 1);
-
-  return (uint32_t) (q + (rem > half || (rem == half && (q & 1))));
+  return (uint32_t) ((x + ((uint64_t) 1 << (s - 1))) >> s);
 }
 
 void
@@ -142,7 +139,7 @@ cf_ref_blur_plane (const void *src, size_t src_pitch, void *dst,
           h += (uint64_t) kx->w[abs (i)] * p;
         }
         t[((size_t) (y + ry) * width + x) * channels + c] =
-            rne_shift (h, CF_BLUR_H_BITS - CF_BLUR_MID_BITS);
+            round_shift (h, CF_BLUR_H_BITS - CF_BLUR_MID_BITS);
       }
     }
   }
@@ -155,7 +152,7 @@ cf_ref_blur_plane (const void *src, size_t src_pitch, void *dst,
           v += (uint64_t) ky->w[abs (i)] *
               t[((size_t) (y + i + ry) * width + x) * channels + c];
         d[(size_t) y * dst_pitch + (size_t) x * channels + c] =
-            (uint8_t) rne_shift (v, CF_BLUR_V_BITS + CF_BLUR_MID_BITS);
+            (uint8_t) round_shift (v, CF_BLUR_V_BITS + CF_BLUR_MID_BITS);
       }
     }
   }

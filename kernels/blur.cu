@@ -18,8 +18,8 @@
  * The weights travel as a kernel argument (the constant bank): no global
  * state, so elements with different sigmas can run at once.  All sums are
  * integers below 2^24 held in floats, hence exact, and the rounding steps
- * use the 2^23 trick (x + 2^23 rounds x to the nearest integer, ties to
- * even), so the result equals blur-reference.c bit for bit. */
+ * add half and round down onto 2^23 (whose ulp is 1), so the result equals
+ * blur-reference.c bit for bit. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
@@ -57,20 +57,23 @@ border_index (int i, int n, int border)
   return -1;
 }
 
-/* h / 2^(H_BITS - MID_BITS), rounded to nearest even: exact for h < 2^24 */
+/* h / 2^(H_BITS - MID_BITS), rounded to nearest, halves up: h + half is an
+ * integer below 2^24 (exact), and the multiply-add rounding down onto
+ * 2^23 + [0, 2^23) leaves its integer part */
 __device__ __forceinline__ float
 round_mid (float h)
 {
-  return __fmaf_rn (h, 1.0f / (1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS)),
-      kTwo23) - kTwo23;
+  constexpr int s = CF_BLUR_H_BITS - CF_BLUR_MID_BITS;
+  return __fmaf_rd (h + (float) (1 << (s - 1)), 1.0f / (1 << s), kTwo23) -
+      kTwo23;
 }
 
-/* v / 2^(V_BITS + MID_BITS), rounded to nearest even, as a byte */
+/* v / 2^(V_BITS + MID_BITS), rounded to nearest, halves up, as a byte */
 __device__ __forceinline__ uint32_t
 round_out (float v)
 {
-  float y = __fmaf_rn (v, 1.0f / (1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS)),
-      kTwo23);
+  constexpr int s = CF_BLUR_V_BITS + CF_BLUR_MID_BITS;
+  float y = __fmaf_rd (v + (float) (1 << (s - 1)), 1.0f / (1 << s), kTwo23);
   return __float_as_uint (y) - 0x4B000000u;
 }
 
@@ -349,6 +352,428 @@ __launch_bounds__ (kVThreads)
   }
 }
 
+/* ---- fused pass on the tensor cores (sm_80 and later, radius <= 32) ---- */
+
+/* Both 1-D filters are matrix products with a band matrix of weights, and
+ * the integer tensor cores compute them exactly: mma.m16n8k32 multiplies
+ * bytes and sums in 32-bit integers.  A 16-bit weight is two bytes (hi, lo),
+ * so a horizontal sum is two products; t (11 bits) is two bytes too, so a
+ * vertical sum is four.  Every sum is the reference's integer exactly.
+ *
+ * A block owns a strip of kMmaStripPx pixels and walks down it 16 rows at a
+ * time.  Each step stages 16 input rows (halo columns included, border rule
+ * applied) in shared memory, one plane per channel; the horizontal products
+ * turn them into 16 rows of t, stored transposed (a column's rows adjacent,
+ * as the vertical product's B operand wants them) in a ring of 32 NK rows
+ * per column; then the vertical products read the ring and write 16 output
+ * rows.  The next step's input loads are in flight meanwhile.  The frame is
+ * read once (plus the halo columns) and the output written once.
+ *
+ * The band matrix of a 32-wide chunk of taps is the same for every tile,
+ * so each thread builds its fragments of them once.  Taps past the radius
+ * have zero weights; whatever the rows and columns they meet hold does not
+ * count. */
+
+constexpr int kMmaThreads = 128;
+constexpr int kMmaWarps = kMmaThreads / 32;
+constexpr int kMmaStripPx = 64;
+constexpr int kMmaStep = 16;
+
+/* The halo, in pixels and rows, for a radius: a multiple of 8 (so that a
+ * row of a step is whole 4-pixel units, and the lag whole steps) */
+__host__ __device__ constexpr int
+mma_halo (int r)
+{
+  return 8 * (((r < 1 ? 1 : r) + 7) / 8);
+}
+
+/* Shared memory per channel.  A tile of 16 outputs reads chunks of 32 taps
+ * from 16 * tile to 16 * tile + 32 NK, so input rows hold 48 + 32 NK
+ * pixels; the t ring 32 NK rows per column.  Both strides are 16 bytes
+ * times an odd number: the 8 rows (or columns) a warp's fragment load
+ * touches fall in 8 different groups of 4 banks. */
+template < int HALO > struct MmaLayout
+{
+  static constexpr int chunks = (16 + 2 * HALO + 31) / 32;
+  static constexpr int span = kMmaStripPx + 2 * HALO;   /* pixels loaded */
+  static constexpr int units_per_row = span / 4;
+  static constexpr int units = kMmaStep * units_per_row;
+  static constexpr int units_per_thread =
+      (units + kMmaThreads - 1) / kMmaThreads;
+  static constexpr int lag = HALO / 8;  /* steps of t ahead of the output */
+  static constexpr int in_w = 48 + 32 * chunks;
+  static constexpr int ring = 32 * chunks;
+  static constexpr int t_stride = ring + 16;
+  static constexpr int in_bytes = kMmaStep * in_w;
+  static constexpr int t_bytes = kMmaStripPx * t_stride;
+  /* one channel: its input rows, then t's low bytes, then its high bytes */
+  static constexpr int channel_bytes = in_bytes + 2 * t_bytes;
+};
+
+/* d = a b + c, in 32-bit integers; c may be d */
+__device__ __forceinline__ void
+mma_u8 (int (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+    const int *c)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+      : "=r" (d[0]), "=r" (d[1]), "=r" (d[2]), "=r" (d[3])
+      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1),
+      "r" (c[0]), "r" (c[1]), "r" (c[2]), "r" (c[3]));
+#endif
+}
+
+/* PRMT selector that puts byte 2 of its second operand at byte J of its
+ * first, keeping the others */
+template < int J > __host__ __device__ constexpr uint32_t
+insert_byte2 ()
+{
+  return (0x3210u & ~(0xfu << (4 * J))) | (0x6u << (4 * J));
+}
+
+/* This thread's fragments of the band matrices of chunk q: A[m][k] is the
+ * weight of tap k of the chunk for output m, w[|32 q + k - HALO - m|]
+ * (zero past the radius), split into its high and low bytes.  Fragment
+ * register j holds A[m][kb .. kb + 3], m = g (+ 8 for odd j), kb = 4 t
+ * (+ 16 for j >= 2). */
+template < int HALO, int NK > __device__ __forceinline__ void
+band_fragments (const float *w, int r, int lane, uint32_t (&hi)[NK][4],
+    uint32_t (&lo)[NK][4])
+{
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int q = 0; q < NK; q++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int m = g + (j & 1) * 8, kb = 4 * t + (j >> 1) * 16;
+      uint32_t h = 0, l = 0;
+#pragma unroll
+      for (int b = 0; b < 4; b++) {
+        int d = 32 * q + kb + b - HALO - m;
+        d = d < 0 ? -d : d;
+        uint32_t v = d <= r ? (uint32_t) w[d] : 0;
+        h |= (v >> 8) << (8 * b);
+        l |= (v & 0xff) << (8 * b);
+      }
+      hi[q][j] = h;
+      lo[q][j] = l;
+    }
+}
+
+/* Four pixels of C interleaved channels (the first 4 C bytes of `u`) as C
+ * words, one per channel, four pixels each. */
+template < int C > __device__ __forceinline__ void
+deinterleave4 (const uint4 & u, uint32_t (&ch)[C])
+{
+  if constexpr (C == 1) {
+    ch[0] = u.x;
+  } else if constexpr (C == 2) {
+    ch[0] = __byte_perm (u.x, u.y, 0x6420);
+    ch[1] = __byte_perm (u.x, u.y, 0x7531);
+  } else if constexpr (C == 3) {
+    ch[0] = __byte_perm (__byte_perm (u.x, u.y, 0x0630), u.z, 0x5210);
+    ch[1] = __byte_perm (__byte_perm (u.x, u.y, 0x0741), u.z, 0x6210);
+    ch[2] = __byte_perm (__byte_perm (u.x, u.y, 0x0052), u.z, 0x7410);
+  } else {
+    const uint32_t a = __byte_perm (u.x, u.y, 0x5140);
+    const uint32_t b = __byte_perm (u.z, u.w, 0x5140);
+    const uint32_t c = __byte_perm (u.x, u.y, 0x7362);
+    const uint32_t d = __byte_perm (u.z, u.w, 0x7362);
+    ch[0] = __byte_perm (a, b, 0x5410);
+    ch[1] = __byte_perm (a, b, 0x7632);
+    ch[2] = __byte_perm (c, d, 0x5410);
+    ch[3] = __byte_perm (c, d, 0x7632);
+  }
+}
+
+/* A unit of four pixels (4 C bytes) at p, aligned to its size (to 4 for
+ * 12 bytes), in one load (three for 12 bytes). */
+template < int C > __device__ __forceinline__ uint4
+load_unit (const uint8_t * p)
+{
+  uint4 u = make_uint4 (0, 0, 0, 0);
+  if constexpr (C == 4) {
+    u = *reinterpret_cast < const uint4 * >(p);
+  } else if constexpr (C == 2) {
+    const uint2 v = *reinterpret_cast < const uint2 * >(p);
+    u.x = v.x;
+    u.y = v.y;
+  } else if constexpr (C == 3) {
+    const uint32_t *q = reinterpret_cast < const uint32_t * >(p);
+    u.x = q[0];
+    u.y = q[1];
+    u.z = q[2];
+  } else {
+    u.x = *reinterpret_cast < const uint32_t * >(p);
+  }
+  return u;
+}
+
+/* The same four pixels byte by byte, each through the border rule: at the
+ * frame's edges, on constant rows, and where rows are not aligned. */
+template < int C > __device__ __forceinline__ uint4
+gather_unit (const uint8_t * row, int px0, int width, const BlurArgs & a)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int p = 0; p < 4; p++) {
+    const int sx = border_index (px0 + p, width, a.border);
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      const int b = p * C + c;
+      const uint32_t v = (row && sx >= 0) ? row[(size_t) sx * C + c] :
+          (uint32_t) a.border_value[c];
+      w[b / 4] |= v << (8 * (b % 4));
+    }
+  }
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+/* 6 blocks per SM fit in registers (80 each) without spills up to a halo
+ * of 16; beyond, the band fragments need more */
+template < int C, int HALO > __global__ void
+__launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
+    blur_mma_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
+    uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
+    const __grid_constant__ BlurArgs a)
+{
+#if __CUDA_ARCH__ >= 800
+  using L = MmaLayout < HALO >;
+  constexpr int NK = L::chunks;
+  extern __shared__ __align__ (16) uint8_t mma_smem[];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  /* accumulator starts: none, and the halves that make the final shifts
+   * round to nearest */
+  const int zero[4] = { 0, 0, 0, 0 };
+  constexpr int kHHalf = 1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS - 1);
+  constexpr int kVHalf = 1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS - 1);
+  const int h_half[4] = { kHHalf, kHHalf, kHHalf, kHHalf };
+  const int v_half[4] = { kVHalf, kVHalf, kVHalf, kVHalf };
+
+  /* The work: 16-row output steps of every strip, strip after strip; each
+   * block takes an equal run of them (crossing into the next strip where
+   * its run does), so all blocks finish together.  x0, y0 and rows
+   * describe the part of a strip being worked on. */
+  const int strips = (width + kMmaStripPx - 1) / kMmaStripPx;
+  const int out_steps = (height + kMmaStep - 1) / kMmaStep;
+  const long long total = (long long) strips * out_steps;
+  long long s0 = total * blockIdx.x / gridDim.x;
+  const long long s1 = total * (blockIdx.x + 1) / gridDim.x;
+  int x0 = 0, y0 = 0, rows = 0;
+
+  auto in_plane = [&](int c) { return mma_smem + c * L::channel_bytes; };
+  auto t_lo = [&](int c) {
+    return mma_smem + c * L::channel_bytes + L::in_bytes;
+  };
+  auto t_hi = [&](int c) {
+    return mma_smem + c * L::channel_bytes + L::in_bytes + L::t_bytes;
+  };
+
+  /* the ring's rows no step has written yet meet zero weights only, but
+   * they are read: start them defined */
+  for (int i = tid; i < C * L::channel_bytes / 16; i += kMmaThreads)
+    reinterpret_cast < uint4 * >(mma_smem)[i] = make_uint4 (0, 0, 0, 0);
+
+  uint32_t hx_hi[NK][4], hx_lo[NK][4], vy_hi[NK][4], vy_lo[NK][4];
+  band_fragments < HALO, NK > (a.wx, a.rx, lane, hx_hi, hx_lo);
+  band_fragments < HALO, NK > (a.wy, a.ry, lane, vy_hi, vy_lo);
+
+  constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
+  const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
+      src_pitch % unit_align == 0;
+
+  /* Issues the loads of a step's units (unit u: row u / units_per_row,
+   * pixels 4 (u % units_per_row) on from x0 - HALO); nothing waits for
+   * them until the step is staged. */
+  uint4 pending[L::units_per_thread];
+  auto load_step = [&](int step) {
+#pragma unroll
+    for (int k = 0; k < L::units_per_thread; k++) {
+      const int u = tid + k * kMmaThreads;
+      if (L::units % kMmaThreads == 0 || u < L::units) {
+        const int rr = u / L::units_per_row;
+        const int px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
+        const int sy = border_index (y0 - HALO + step * kMmaStep + rr,
+            height, a.border);
+        const uint8_t *row = sy >= 0 ? src + (size_t) sy * src_pitch : nullptr;
+        if (row && rows_aligned && px0 >= 0 && px0 + 4 <= width)
+          pending[k] = load_unit < C > (row + (size_t) px0 * C);
+        else
+          pending[k] = gather_unit < C > (row, px0, width, a);
+      }
+    }
+  };
+
+  auto stage_step = [&]() {
+#pragma unroll
+    for (int k = 0; k < L::units_per_thread; k++) {
+      const int u = tid + k * kMmaThreads;
+      if (L::units % kMmaThreads == 0 || u < L::units) {
+        const int rr = u / L::units_per_row;
+        const int ux = u - rr * L::units_per_row;
+        uint32_t ch[C];
+        deinterleave4 < C > (pending[k], ch);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          *reinterpret_cast < uint32_t * >(in_plane (c) + rr * L::in_w +
+              4 * ux) = ch[c];
+      }
+    }
+  };
+
+  /* t of a step's 16 rows, in tiles of 16 pixels x 8 rows of one channel:
+   * warp w takes pixels 16 w on, every channel and both row groups */
+  auto horizontal = [&](int step) {
+    const int ring0 = (step * kMmaStep) % L::ring;
+#pragma unroll
+    for (int k = 0; k < 2 * C; k++) {
+      const int c = k >> 1, rg = k & 1;
+      int hi[4], lo[4];
+      const uint8_t *row = in_plane (c) + (8 * rg + g) * L::in_w +
+          16 * warp + 4 * t;
+#pragma unroll
+      for (int q = 0; q < NK; q++) {
+        const uint32_t b0 = *reinterpret_cast < const uint32_t * >(row +
+            32 * q);
+        const uint32_t b1 = *reinterpret_cast < const uint32_t * >(row +
+            32 * q + 16);
+        mma_u8 (hi, hx_hi[q], b0, b1, q ? hi : zero);
+        mma_u8 (lo, hx_lo[q], b0, b1, q ? lo : h_half);
+      }
+      /* d0, d1: pixel g, rows 2t and 2t + 1; d2, d3: pixel g + 8; the
+       * half for rounding is in lo already */
+      const int rr = ring0 + 8 * rg + 2 * t;
+#pragma unroll
+      for (int half = 0; half < 2; half++) {
+        constexpr int s = CF_BLUR_H_BITS - CF_BLUR_MID_BITS;
+        const uint32_t t0 = ((uint32_t) hi[2 * half] * 256u +
+            (uint32_t) lo[2 * half]) >> s;
+        const uint32_t t1 = ((uint32_t) hi[2 * half + 1] * 256u +
+            (uint32_t) lo[2 * half + 1]) >> s;
+        const int at = (16 * warp + g + 8 * half) * L::t_stride + rr;
+        *reinterpret_cast < uint16_t * >(t_lo (c) + at) =
+            (uint16_t) __byte_perm (t0, t1, 0x40);
+        *reinterpret_cast < uint16_t * >(t_hi (c) + at) =
+            (uint16_t) __byte_perm (t0, t1, 0x51);
+      }
+    }
+  };
+
+  /* output rows of block step i, in tiles of 16 rows x 8 pixels with every
+   * channel: warp w takes pixels 8 w and 8 (w + 4) on */
+  constexpr int out_align = C == 4 ? 8 : C == 2 ? 4 : 2;
+  const bool vector_stores = ((uintptr_t) dst % out_align) == 0 &&
+      dst_pitch % out_align == 0;
+  auto vertical = [&](int i) {
+    const int ring0 = (i * kMmaStep) % L::ring;
+#pragma unroll
+    for (int k = 0; k < 2; k++) {
+      const int tile = warp + kMmaWarps * k;
+      const int px = 8 * tile + g;      /* the column this lane loads */
+      /* rows g and g + 8: two pixels each */
+      uint32_t out_rows[2][(2 * C + 3) / 4] = { };
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        int hh[4], mid[4], ll[4];
+        const uint8_t *lo_col = t_lo (c) + px * L::t_stride;
+        const uint8_t *hi_col = t_hi (c) + px * L::t_stride;
+#pragma unroll
+        for (int q = 0; q < NK; q++) {
+          const int r0 = (ring0 + 32 * q + 4 * t) % L::ring;
+          const int r1 = (ring0 + 32 * q + 16 + 4 * t) % L::ring;
+          const uint32_t l0 = *reinterpret_cast < const uint32_t * >(lo_col +
+              r0);
+          const uint32_t l1 = *reinterpret_cast < const uint32_t * >(lo_col +
+              r1);
+          const uint32_t h0 = *reinterpret_cast < const uint32_t * >(hi_col +
+              r0);
+          const uint32_t h1 = *reinterpret_cast < const uint32_t * >(hi_col +
+              r1);
+          mma_u8 (hh, vy_hi[q], h0, h1, q ? hh : zero);
+          mma_u8 (mid, vy_hi[q], l0, l1, q ? mid : zero);
+          mma_u8 (mid, vy_lo[q], h0, h1, mid);
+          mma_u8 (ll, vy_lo[q], l0, l1, q ? ll : v_half);
+        }
+        /* d0, d1: row g, pixels 2t and 2t + 1; d2, d3: row g + 8.  v
+         * (the half for rounding in ll already) shifted by 16 is its
+         * byte 2, which goes straight to its place in the output */
+#pragma unroll
+        for (int d = 0; d < 4; d++) {
+          static_assert (CF_BLUR_V_BITS + CF_BLUR_MID_BITS == 16,
+              "the output is byte 2 of v");
+          const uint32_t v = (((uint32_t) hh[d] << 8) + (uint32_t) mid[d])
+              * 256u + (uint32_t) ll[d];
+          const int at = (d & 1) * C + c;       /* byte in the row's pair */
+          uint32_t & w = out_rows[d >> 1][at / 4];
+          switch (at % 4) {
+            case 0: w = __byte_perm (w, v, insert_byte2 < 0 > ()); break;
+            case 1: w = __byte_perm (w, v, insert_byte2 < 1 > ()); break;
+            case 2: w = __byte_perm (w, v, insert_byte2 < 2 > ()); break;
+            default: w = __byte_perm (w, v, insert_byte2 < 3 > ()); break;
+          }
+        }
+      }
+      const int x = x0 + 8 * tile + 2 * t;
+#pragma unroll
+      for (int half = 0; half < 2; half++) {
+        const int yr = i * kMmaStep + g + 8 * half;
+        if (yr >= rows || x >= width)
+          continue;
+        uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch + (size_t) x * C;
+        const uint32_t *b = out_rows[half];
+        if (vector_stores && x + 1 < width) {
+          if constexpr (C == 4) {
+            *reinterpret_cast < uint2 * >(out) = make_uint2 (b[0], b[1]);
+          } else if constexpr (C == 2) {
+            *reinterpret_cast < uint32_t * >(out) = b[0];
+          } else if constexpr (C == 3) {
+            uint16_t *o16 = reinterpret_cast < uint16_t * >(out);
+            o16[0] = (uint16_t) b[0];
+            o16[1] = (uint16_t) (b[0] >> 16);
+            o16[2] = (uint16_t) b[1];
+          } else {
+            *reinterpret_cast < uint16_t * >(out) = (uint16_t) b[0];
+          }
+        } else {
+          const int n = (x + 1 < width ? 2 : 1) * C;
+#pragma unroll
+          for (int e = 0; e < 2 * C; e++)
+            if (e < n)
+              out[e] = (uint8_t) (b[e / 4] >> (8 * (e % 4)));
+        }
+      }
+    }
+  };
+
+  __syncthreads ();
+  while (s0 < s1) {
+    const int strip = (int) (s0 / out_steps);
+    const int first = (int) (s0 - (long long) strip * out_steps);
+    const int n = (int) min ((long long) (out_steps - first), s1 - s0);
+    const int steps = n + L::lag;
+    x0 = strip * kMmaStripPx;
+    y0 = first * kMmaStep;
+    rows = min (n * kMmaStep, height - y0);
+    /* (the barriers below also keep a part's first writes of shared
+     * memory after the previous part's last reads) */
+    load_step (0);
+    for (int step = 0; step < steps; step++) {
+      stage_step ();
+      if (step + 1 < steps)
+        load_step (step + 1);
+      __syncthreads ();
+      horizontal (step);
+      __syncthreads ();
+      if (step >= L::lag)
+        vertical (step - L::lag);
+    }
+    s0 += n;
+  }
+#endif
+}
+
 /* The most shared memory a block of this device may have */
 cudaError_t
 smem_limit (int *bytes)
@@ -397,13 +822,85 @@ launch_v (const uint16_t * t, size_t t_pitch, uint8_t * dst, size_t dst_pitch,
   return cudaGetLastError ();
 }
 
+template < int C, int HALO > cudaError_t
+launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
+    size_t dst_pitch, int width, int height, const BlurArgs & a,
+    cudaStream_t stream)
+{
+  const size_t smem = C * MmaLayout < HALO >::channel_bytes;
+  auto kernel = blur_mma_kernel < C, HALO >;
+  cudaError_t e = cudaSuccess;
+  int dev, sms, per_sm;
+
+  if (smem > 48 * 1024)
+    e = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+  if (e == cudaSuccess)
+    e = cudaGetDevice (&dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel,
+        kMmaThreads, smem);
+  if (e != cudaSuccess)
+    return e;
+
+  /* as many blocks as fit at once, each with an equal share of the work:
+   * one wave, so no SM idles through a second, partial one (each part of
+   * a strip a block takes costs its lag steps again: the top halo) */
+  const long long work = (long long) ((width + kMmaStripPx - 1) /
+      kMmaStripPx) * ((height + kMmaStep - 1) / kMmaStep);
+  const int blocks = (int) min ((long long) max (1, per_sm) * sms, work);
+  kernel <<< blocks, kMmaThreads, smem, stream >>> (src, src_pitch, dst,
+      dst_pitch, width, height, a);
+  return cudaGetLastError ();
+}
+
+/* The tensor-core pass, where the device has integer MMA (sm_80 on) and
+ * the radius is at most 32; false where it does not apply. */
+template < int C > bool
+try_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
+    size_t dst_pitch, int width, int height, const BlurArgs & a,
+    cudaStream_t stream, cudaError_t * e)
+{
+  int dev, major;
+  const int r = max (a.rx, a.ry);
+  if (r > 32 || cudaGetDevice (&dev) != cudaSuccess
+      || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          dev) != cudaSuccess || major < 8)
+    return false;
+  switch (mma_halo (r)) {
+    case 8:
+      *e = launch_mma < C, 8 > (src, src_pitch, dst, dst_pitch, width,
+          height, a, stream);
+      break;
+    case 16:
+      *e = launch_mma < C, 16 > (src, src_pitch, dst, dst_pitch, width,
+          height, a, stream);
+      break;
+    case 24:
+      *e = launch_mma < C, 24 > (src, src_pitch, dst, dst_pitch, width,
+          height, a, stream);
+      break;
+    default:
+      *e = launch_mma < C, 32 > (src, src_pitch, dst, dst_pitch, width,
+          height, a, stream);
+      break;
+  }
+  return true;
+}
+
 template < int C > cudaError_t
 launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, uint16_t * t, size_t t_pitch,
     const BlurArgs & a, cudaStream_t stream)
 {
   int smem_max;
-  cudaError_t e = smem_limit (&smem_max);
+  cudaError_t e;
+  if (try_mma < C > (src, src_pitch, dst, dst_pitch, width, height, a,
+          stream, &e))
+    return e;
+  e = smem_limit (&smem_max);
   if (e != cudaSuccess)
     return e;
 

@@ -79,11 +79,11 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
  * intermediate is an integer below 2^24, so the GPU's float arithmetic is
  * exact):
  *   h = sum_i kx[|i|] * P(x + i, y)          kx sums to 2^CF_BLUR_H_BITS
- *   t = rne (h / 2^(H_BITS - MID_BITS))      0 .. 255 * 2^MID_BITS
+ *   t = rnd (h / 2^(H_BITS - MID_BITS))      0 .. 255 * 2^MID_BITS
  *   v = sum_j ky[|j|] * t(x, y + j)          ky sums to 2^CF_BLUR_V_BITS
- *   out = rne (v / 2^(V_BITS + MID_BITS))    0 .. 255
- * rne: round to nearest, ties to even.  P is the frame extended by the
- * border rule. */
+ *   out = rnd (v / 2^(V_BITS + MID_BITS))    0 .. 255
+ * rnd: round to nearest, halves up (add half, then shift).  P is the
+ * frame extended by the border rule. */
 #define CF_BLUR_H_BITS 15
 #define CF_BLUR_MID_BITS 3
 #define CF_BLUR_V_BITS 13

@@ -283,6 +283,10 @@ GST_START_TEST (test_blur_large_frames)
     run_blur_case (1921, 1081, ch, 1, 5, CF_BORDER_REFLECT_101, PITCH_TIGHT,
         FALSE);
   }
+  /* radius 30: the tensor-core pass's largest (3 chunks of taps) */
+  for (ch = 1; ch <= 4; ch++)
+    run_blur_case (1283, 517, ch, 10, 9, ch % 2 ? CF_BORDER_CONSTANT :
+        CF_BORDER_REFLECT_101, ch < 3 ? PITCH_PADDED : PITCH_TIGHT, FALSE);
   run_blur_case (1921, 1081, 4, 20, 20, CF_BORDER_CONSTANT, PITCH_PADDED,
       FALSE);
   run_blur_case (641, 479, 4, 50, 50, CF_BORDER_REFLECT_101, PITCH_PADDED,
