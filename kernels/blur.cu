@@ -1,25 +1,29 @@
-/* Gaussian blur: the stencil pattern, separable, in two passes.
+/* Gaussian blur: the stencil pattern, separable.
  *
- * Horizontal: a block stages a few rows of a strip (halo included, border
- * rule applied) in shared memory as floats, each thread filters P
- * consecutive pixels, so each tap it reads serves up to P outputs, and
- * writes t (see the header) as 16-bit values to a scratch plane.
- * Vertical: each thread takes two channel columns of t down a run of rows,
- * keeping the 2R+1 rows a sum needs, and the next 3 already being loaded,
- * in registers (radius buckets 4 to 32, every ring index a compile-time
- * constant), or reading its taps from the cache for larger radii, 8 outputs
- * at a time; it writes the output bytes.
+ * Two implementations, both equal to blur-reference.c bit for bit:
  *
- * Two passes move 6 bytes per channel value (the 8-bit input, the 16-bit t
- * written and read back, the 8-bit output) where one fused pass would move
- * 2; docs/notes.md says why this shape won anyway.  Time is linear in the
- * radius.
+ * - On GPUs with integer tensor cores (sm_80 on) and radii up to 32: one
+ *   fused pass, both 1-D filters as band-matrix products on the tensor
+ *   cores (blur_mma8_kernel for radius <= 8, blur_mma_kernel beyond; see
+ *   "fused pass on the tensor cores" below).  It reads the frame once and
+ *   writes it once.
+ *
+ * - Otherwise two passes on the CUDA cores.  Horizontal: a block stages a
+ *   few rows of a strip (halo included, border rule applied) in shared
+ *   memory as floats, each thread filters P consecutive pixels, so each tap
+ *   it reads serves up to P outputs, and writes t (see the header) as
+ *   16-bit values to a scratch plane.  Vertical: each thread takes two
+ *   channel columns of t down a run of rows, keeping the 2R+1 rows a sum
+ *   needs, and the next 3 already being loaded, in registers (radius
+ *   buckets 4 to 32, every ring index a compile-time constant), or reading
+ *   its taps from the cache for larger radii, 8 outputs at a time; it
+ *   writes the output bytes.  Time is linear in the radius.
  *
  * The weights travel as a kernel argument (the constant bank): no global
- * state, so elements with different sigmas can run at once.  All sums are
- * integers below 2^24 held in floats, hence exact, and the rounding steps
- * add half and round down onto 2^23 (whose ulp is 1), so the result equals
- * blur-reference.c bit for bit. */
+ * state, so elements with different sigmas can run at once.  On the CUDA
+ * cores all sums are integers below 2^24 held in floats, hence exact, and
+ * the rounding steps add half and round down onto 2^23 (whose ulp is 1);
+ * the tensor cores sum in 32-bit integers. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
@@ -530,6 +534,137 @@ gather_unit (const uint8_t * row, int px0, int width, const BlurArgs & a)
   return make_uint4 (w[0], w[1], w[2], w[3]);
 }
 
+/* Two pixels of C bytes (words[] in memory order) to out: one store where
+ * `vector` (aligned, both pixels in the frame), else byte by byte, the
+ * second pixel only if `two`. */
+template < int C > __device__ __forceinline__ void
+store_pair (uint8_t * out, const uint32_t * b, bool vector, bool two)
+{
+  if (vector) {
+    if constexpr (C == 4) {
+      *reinterpret_cast < uint2 * >(out) = make_uint2 (b[0], b[1]);
+    } else if constexpr (C == 2) {
+      *reinterpret_cast < uint32_t * >(out) = b[0];
+    } else if constexpr (C == 3) {
+      uint16_t *o16 = reinterpret_cast < uint16_t * >(out);
+      o16[0] = (uint16_t) b[0];
+      o16[1] = (uint16_t) (b[0] >> 16);
+      o16[2] = (uint16_t) b[1];
+    } else {
+      *reinterpret_cast < uint16_t * >(out) = (uint16_t) b[0];
+    }
+  } else {
+    const int n = (two ? 2 : 1) * C;
+#pragma unroll
+    for (int e = 0; e < 2 * C; e++)
+      if (e < n)
+        out[e] = (uint8_t) (b[e / 4] >> (8 * (e % 4)));
+  }
+}
+
+/* cp.async of a unit's 4 C bytes (sm_80 on; nothing before) */
+template < int C > __device__ __forceinline__ void
+copy_unit_async (uint32_t to, const uint8_t * from)
+{
+#if __CUDA_ARCH__ >= 800
+  if constexpr (C == 4) {
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"
+        ::"r" (to), "l" (from) : "memory");
+  } else if constexpr (C == 2) {
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;\n"
+        ::"r" (to), "l" (from) : "memory");
+  } else {
+#pragma unroll
+    for (int w = 0; w < C; w++)
+      asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n"
+          ::"r" (to + 4 * w), "l" (from + 4 * w) : "memory");
+  }
+#else
+  (void) to;
+  (void) from;
+#endif
+}
+
+/* The input of a step: 16 rows of span pixels from x0 - HALO, unit u (4
+ * pixels) at row u / units_per_row.  A unit inside the frame, on an
+ * aligned row, is copied to this thread's 16-byte slot of a raw buffer by
+ * an asynchronous copy (cp.async: the loads stay in flight during the
+ * step's products without holding registers); any other unit is gathered
+ * through the border rule when the step is staged.  Staging turns each unit
+ * into one word per channel plane.  A thread stages the units it copied,
+ * so only cp.async's own wait orders them. */
+template < int C, int HALO > struct StepLoader
+{
+  using L = MmaLayout < HALO >;
+  const uint8_t *src;
+  size_t src_pitch;
+  int width, height, x0, y0;
+  bool rows_aligned;
+
+  /* the unit's first pixel and frame row (-1: constant) */
+  __device__ __forceinline__ void where (int step, int u, int &px0,
+      int &sy, const BlurArgs & a) const
+  {
+    const int rr = u / L::units_per_row;
+    px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
+    sy = border_index (y0 - HALO + step * kMmaStep + rr, height, a.border);
+  }
+
+  __device__ __forceinline__ bool copied (int px0, int sy) const
+  {
+    return sy >= 0 && rows_aligned && px0 >= 0 && px0 + 4 <= width;
+  }
+
+  __device__ __forceinline__ void issue (uint8_t * raw, int step, int tid,
+      const BlurArgs & a) const
+  {
+#pragma unroll
+    for (int k = 0; k < L::units_per_thread; k++) {
+      const int u = tid + k * kMmaThreads;
+      if (L::units % kMmaThreads == 0 || u < L::units) {
+        int px0, sy;
+        where (step, u, px0, sy, a);
+        if (copied (px0, sy)) {
+          copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
+                  16 * u), src + (size_t) sy * src_pitch + (size_t) px0 * C);
+        }
+      }
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile ("cp.async.commit_group;\n"::: "memory");
+#endif
+  }
+
+  /* into the C planes at `in` (plane stride in_stride) */
+  __device__ __forceinline__ void stage (const uint8_t * raw, uint8_t * in,
+      int in_stride, int step, int tid, const BlurArgs & a) const
+  {
+#if __CUDA_ARCH__ >= 800
+    asm volatile ("cp.async.wait_group 0;\n"::: "memory");
+#endif
+#pragma unroll
+    for (int k = 0; k < L::units_per_thread; k++) {
+      const int u = tid + k * kMmaThreads;
+      if (L::units % kMmaThreads == 0 || u < L::units) {
+        int px0, sy;
+        where (step, u, px0, sy, a);
+        const uint4 unit = copied (px0, sy) ?
+            *reinterpret_cast < const uint4 * >(raw + 16 * u) :
+            gather_unit < C > (sy >= 0 ? src + (size_t) sy * src_pitch :
+            nullptr, px0, width, a);
+        uint32_t ch[C];
+        deinterleave4 < C > (unit, ch);
+        const int rr = u / L::units_per_row;
+        const int ux = u - rr * L::units_per_row;
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          *reinterpret_cast < uint32_t * >(in + c * in_stride + rr * L::in_w +
+              4 * ux) = ch[c];
+      }
+    }
+  }
+};
+
 /* 6 blocks per SM fit in registers (80 each) without spills up to a halo
  * of 16; beyond, the band fragments need more */
 template < int C, int HALO > __global__ void
@@ -538,7 +673,8 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
     uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
     const __grid_constant__ BlurArgs a)
 {
-#if __CUDA_ARCH__ >= 800
+  /* (built for every architecture, but launched on sm_80 on only: below,
+   * the products and copies compile to nothing) */
   using L = MmaLayout < HALO >;
   constexpr int NK = L::chunks;
   extern __shared__ __align__ (16) uint8_t mma_smem[];
@@ -584,44 +720,11 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
       src_pitch % unit_align == 0;
 
-  /* Issues the loads of a step's units (unit u: row u / units_per_row,
-   * pixels 4 (u % units_per_row) on from x0 - HALO); nothing waits for
-   * them until the step is staged. */
-  uint4 pending[L::units_per_thread];
-  auto load_step = [&](int step) {
-#pragma unroll
-    for (int k = 0; k < L::units_per_thread; k++) {
-      const int u = tid + k * kMmaThreads;
-      if (L::units % kMmaThreads == 0 || u < L::units) {
-        const int rr = u / L::units_per_row;
-        const int px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
-        const int sy = border_index (y0 - HALO + step * kMmaStep + rr,
-            height, a.border);
-        const uint8_t *row = sy >= 0 ? src + (size_t) sy * src_pitch : nullptr;
-        if (row && rows_aligned && px0 >= 0 && px0 + 4 <= width)
-          pending[k] = load_unit < C > (row + (size_t) px0 * C);
-        else
-          pending[k] = gather_unit < C > (row, px0, width, a);
-      }
-    }
-  };
-
-  auto stage_step = [&]() {
-#pragma unroll
-    for (int k = 0; k < L::units_per_thread; k++) {
-      const int u = tid + k * kMmaThreads;
-      if (L::units % kMmaThreads == 0 || u < L::units) {
-        const int rr = u / L::units_per_row;
-        const int ux = u - rr * L::units_per_row;
-        uint32_t ch[C];
-        deinterleave4 < C > (pending[k], ch);
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          *reinterpret_cast < uint32_t * >(in_plane (c) + rr * L::in_w +
-              4 * ux) = ch[c];
-      }
-    }
-  };
+  StepLoader < C, HALO > loader { src, src_pitch, width, height, 0, 0,
+    rows_aligned };
+  /* raw copies of two steps' units, after the channels */
+  uint8_t *raw = mma_smem + C * L::channel_bytes;
+  constexpr int raw_bytes = 16 * L::units;
 
   /* t of a step's 16 rows, in tiles of 16 pixels x 8 rows of one channel:
    * warp w takes pixels 16 w on, every channel and both row groups */
@@ -722,27 +825,8 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
         if (yr >= rows || x >= width)
           continue;
         uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch + (size_t) x * C;
-        const uint32_t *b = out_rows[half];
-        if (vector_stores && x + 1 < width) {
-          if constexpr (C == 4) {
-            *reinterpret_cast < uint2 * >(out) = make_uint2 (b[0], b[1]);
-          } else if constexpr (C == 2) {
-            *reinterpret_cast < uint32_t * >(out) = b[0];
-          } else if constexpr (C == 3) {
-            uint16_t *o16 = reinterpret_cast < uint16_t * >(out);
-            o16[0] = (uint16_t) b[0];
-            o16[1] = (uint16_t) (b[0] >> 16);
-            o16[2] = (uint16_t) b[1];
-          } else {
-            *reinterpret_cast < uint16_t * >(out) = (uint16_t) b[0];
-          }
-        } else {
-          const int n = (x + 1 < width ? 2 : 1) * C;
-#pragma unroll
-          for (int e = 0; e < 2 * C; e++)
-            if (e < n)
-              out[e] = (uint8_t) (b[e / 4] >> (8 * (e % 4)));
-        }
+        store_pair < C > (out, out_rows[half],
+            vector_stores && x + 1 < width, x + 1 < width);
       }
     }
   };
@@ -758,11 +842,14 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
     rows = min (n * kMmaStep, height - y0);
     /* (the barriers below also keep a part's first writes of shared
      * memory after the previous part's last reads) */
-    load_step (0);
+    loader.x0 = x0;
+    loader.y0 = y0;
+    loader.issue (raw, 0, tid, a);
     for (int step = 0; step < steps; step++) {
-      stage_step ();
+      loader.stage (raw + (step & 1) * raw_bytes, mma_smem, L::channel_bytes,
+          step, tid, a);
       if (step + 1 < steps)
-        load_step (step + 1);
+        loader.issue (raw + ((step + 1) & 1) * raw_bytes, step + 1, tid, a);
       __syncthreads ();
       horizontal (step);
       __syncthreads ();
@@ -771,7 +858,172 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
     }
     s0 += n;
   }
-#endif
+}
+
+/* Radius 8 or less: t never leaves the registers.  The 32 rows of t a
+ * vertical tile of 16 outputs needs are two blocks of 16 rows (halo 8 on
+ * either side), and a horizontal tile's result, with its image rows given
+ * to the B columns in the order 0 1 4 5 8 9 12 13 (and 2 3 6 7 ... for the
+ * second row group), leaves each lane holding rows 4t .. 4t + 3 of its two
+ * pixel columns: exactly a register of the vertical product's B operand.
+ * So a warp owns 16 pixel columns of the strip: per 16-row block it
+ * computes t (from the input rows staged in shared memory, the only data
+ * the warps share) and at once the 16 output rows that the block and the
+ * one before it cover.  One barrier per block, the input double-buffered.
+ * 5 blocks per SM: measured 1% faster than 6 (80 registers, spills). */
+template < int C > __global__ void
+__launch_bounds__ (kMmaThreads, 5)
+    blur_mma8_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
+    uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
+    const __grid_constant__ BlurArgs a)
+{
+  /* (built for every architecture, but launched on sm_80 on only: below,
+   * the products and copies compile to nothing) */
+  constexpr int HALO = 8;
+  using L = MmaLayout < HALO >;
+  static_assert (L::chunks == 1 && L::lag == 1, "one chunk, one block");
+  constexpr int in_bytes = C * L::in_bytes;     /* one buffer, all planes */
+  extern __shared__ __align__ (16) uint8_t mma_smem[];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int zero[4] = { 0, 0, 0, 0 };
+  constexpr int kHHalf = 1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS - 1);
+  constexpr int kVHalf = 1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS - 1);
+  const int h_half[4] = { kHHalf, kHHalf, kHHalf, kHHalf };
+  const int v_half[4] = { kVHalf, kVHalf, kVHalf, kVHalf };
+
+  /* the work, shared out as in blur_mma_kernel */
+  const int strips = (width + kMmaStripPx - 1) / kMmaStripPx;
+  const int out_steps = (height + kMmaStep - 1) / kMmaStep;
+  const long long total = (long long) strips * out_steps;
+  long long s0 = total * blockIdx.x / gridDim.x;
+  const long long s1 = total * (blockIdx.x + 1) / gridDim.x;
+  int x0 = 0, y0 = 0, rows = 0;
+
+  uint32_t hx_hi[1][4], hx_lo[1][4], vy_hi[1][4], vy_lo[1][4];
+  band_fragments < HALO, 1 > (a.wx, a.rx, lane, hx_hi, hx_lo);
+  band_fragments < HALO, 1 > (a.wy, a.ry, lane, vy_hi, vy_lo);
+
+  constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
+  const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
+      src_pitch % unit_align == 0;
+  constexpr int out_align = C == 4 ? 8 : C == 2 ? 4 : 2;
+  const bool vector_stores = ((uintptr_t) dst % out_align) == 0 &&
+      dst_pitch % out_align == 0;
+
+  StepLoader < C, HALO > loader { src, src_pitch, width, height, 0, 0,
+    rows_aligned };
+  /* two input buffers, then raw copies of two blocks' units */
+  uint8_t *raw = mma_smem + 2 * in_bytes;
+  constexpr int raw_bytes = 16 * L::units;
+
+  /* t of the previous block: rows 4t .. 4t + 3 of pixel columns g and
+   * g + 8, low and high bytes */
+  uint32_t prev[C][4];
+
+  while (s0 < s1) {
+    /* the last part's readers are done with the buffers */
+    __syncthreads ();
+    const int strip = (int) (s0 / out_steps);
+    const int first = (int) (s0 - (long long) strip * out_steps);
+    const int n = (int) min ((long long) (out_steps - first), s1 - s0);
+    x0 = strip * kMmaStripPx;
+    y0 = first * kMmaStep;
+    rows = min (n * kMmaStep, height - y0);
+    loader.x0 = x0;
+    loader.y0 = y0;
+    loader.issue (raw, 0, tid, a);
+    for (int block = 0; block <= n; block++) {
+      uint8_t *in = mma_smem + (block & 1) * in_bytes;
+      loader.stage (raw + (block & 1) * raw_bytes, in, L::in_bytes, block,
+          tid, a);
+      if (block < n)
+        loader.issue (raw + ((block + 1) & 1) * raw_bytes, block + 1, tid, a);
+      __syncthreads ();
+
+      /* the outputs of rows 16 (block - 1) on: two tiles of 8 pixels */
+      uint32_t out_rows[2][2][(2 * C + 3) / 4] = { };
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        /* t: two tiles of 16 pixels x 8 rows; lane row g of row group rg
+         * is image row 4 (g / 2) + 2 rg + g % 2 */
+        int hi[2][4], lo[2][4];
+#pragma unroll
+        for (int rg = 0; rg < 2; rg++) {
+          const uint8_t *row = in + c * L::in_bytes +
+              (4 * (g >> 1) + 2 * rg + (g & 1)) * L::in_w + 16 * warp + 4 * t;
+          const uint32_t b0 = *reinterpret_cast < const uint32_t * >(row);
+          const uint32_t b1 = *reinterpret_cast < const uint32_t * >(row +
+              16);
+          mma_u8 (hi[rg], hx_hi[0], b0, b1, zero);
+          mma_u8 (lo[rg], hx_lo[0], b0, b1, h_half);
+        }
+        /* d0, d1: pixel g, rows 4t + 2 rg and + 1; d2, d3: pixel g + 8 */
+        uint32_t cur[4];
+#pragma unroll
+        for (int p = 0; p < 2; p++) {
+          uint32_t tv[4];
+#pragma unroll
+          for (int j = 0; j < 4; j++) {
+            const int rg = j >> 1, d = 2 * p + (j & 1);
+            tv[j] = ((uint32_t) hi[rg][d] * 256u + (uint32_t) lo[rg][d]) >>
+                (CF_BLUR_H_BITS - CF_BLUR_MID_BITS);
+          }
+          cur[2 * p] = __byte_perm (__byte_perm (tv[0], tv[1], 0x40),
+              __byte_perm (tv[2], tv[3], 0x40), 0x5410);
+          cur[2 * p + 1] = __byte_perm (__byte_perm (tv[0], tv[1], 0x51),
+              __byte_perm (tv[2], tv[3], 0x51), 0x5410);
+        }
+        if (block > 0) {
+          /* vertical: the window is the previous block then this one */
+#pragma unroll
+          for (int p = 0; p < 2; p++) {
+            int hh[4], mid[4], ll[4];
+            const uint32_t l0 = prev[c][2 * p], h0 = prev[c][2 * p + 1];
+            const uint32_t l1 = cur[2 * p], h1 = cur[2 * p + 1];
+            mma_u8 (hh, vy_hi[0], h0, h1, zero);
+            mma_u8 (mid, vy_hi[0], l0, l1, zero);
+            mma_u8 (mid, vy_lo[0], h0, h1, mid);
+            mma_u8 (ll, vy_lo[0], l0, l1, v_half);
+            /* d0, d1: row g, pixels 2t and 2t + 1; d2, d3: row g + 8 */
+#pragma unroll
+            for (int d = 0; d < 4; d++) {
+              const uint32_t v = (((uint32_t) hh[d] << 8) +
+                  (uint32_t) mid[d]) * 256u + (uint32_t) ll[d];
+              const int at = (d & 1) * C + c;
+              uint32_t & w = out_rows[p][d >> 1][at / 4];
+              switch (at % 4) {
+                case 0: w = __byte_perm (w, v, insert_byte2 < 0 > ()); break;
+                case 1: w = __byte_perm (w, v, insert_byte2 < 1 > ()); break;
+                case 2: w = __byte_perm (w, v, insert_byte2 < 2 > ()); break;
+                default: w = __byte_perm (w, v, insert_byte2 < 3 > ()); break;
+              }
+            }
+          }
+        }
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+          prev[c][e] = cur[e];
+      }
+      if (block > 0) {
+#pragma unroll
+        for (int p = 0; p < 2; p++) {
+          const int x = x0 + 16 * warp + 8 * p + 2 * t;
+#pragma unroll
+          for (int half = 0; half < 2; half++) {
+            const int yr = (block - 1) * kMmaStep + g + 8 * half;
+            if (yr >= rows || x >= width)
+              continue;
+            uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch +
+                (size_t) x * C;
+            store_pair < C > (out, out_rows[p][half],
+                vector_stores && x + 1 < width, x + 1 < width);
+          }
+        }
+      }
+    }
+    s0 += n;
+  }
 }
 
 /* The most shared memory a block of this device may have */
@@ -827,8 +1079,16 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
     cudaStream_t stream)
 {
-  const size_t smem = C * MmaLayout < HALO >::channel_bytes;
-  auto kernel = blur_mma_kernel < C, HALO >;
+  /* radius 8 or less: t stays in registers, two input buffers only */
+  using L = MmaLayout < HALO >;
+  const size_t smem = (HALO == 8 ? 2 * C * L::in_bytes : C * L::channel_bytes)
+      + 2 * 16 * L::units;
+  void (*kernel) (const uint8_t *, size_t, uint8_t *, size_t, int, int,
+      BlurArgs);
+  if constexpr (HALO == 8)
+    kernel = blur_mma8_kernel < C >;
+  else
+    kernel = blur_mma_kernel < C, HALO >;
   cudaError_t e = cudaSuccess;
   int dev, sms, per_sm;
 
