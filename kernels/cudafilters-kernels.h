@@ -121,8 +121,9 @@ size_t cf_blur_scratch_pitch (int width, int channels);
 /* Blurs a plane of width x height pixels of `channels` interleaved 8-bit
  * channels (1 to 4).  kx must have CF_BLUR_H_BITS, ky CF_BLUR_V_BITS;
  * border_value gives each channel's value for CF_BORDER_CONSTANT.  scratch
- * is device memory of cf_blur_scratch_bytes(); src and dst must not
- * overlap (and neither may overlap scratch). */
+ * is device memory of cf_blur_scratch_bytes() (the two-pass CUDA-core path
+ * uses it; the tensor-core pass, sm_80 on with radii up to 32, does not);
+ * src and dst must not overlap (and neither may overlap scratch). */
 CfError cf_blur_plane (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int channels,
     const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border,
