@@ -562,6 +562,103 @@ store_pair (uint8_t * out, const uint32_t * b, bool vector, bool two)
   }
 }
 
+/* The products of one 32-tap chunk, horizontal: h = 256 hi + lo; the
+ * first chunk starts lo at the half that makes h >> (H_BITS - MID_BITS)
+ * round to nearest */
+__device__ __forceinline__ void
+horizontal_chunk (int (&hi)[4], int (&lo)[4], const uint32_t (&a_hi)[4],
+    const uint32_t (&a_lo)[4], uint32_t b0, uint32_t b1, bool first)
+{
+  constexpr int half = 1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS - 1);
+  const int zero[4] = { 0, 0, 0, 0 }, halves[4] = { half, half, half, half };
+  mma_u8 (hi, a_hi, b0, b1, first ? zero : hi);
+  mma_u8 (lo, a_lo, b0, b1, first ? halves : lo);
+}
+
+/* t of output d of a horizontal tile */
+__device__ __forceinline__ uint32_t
+horizontal_t (const int (&hi)[4], const int (&lo)[4], int d)
+{
+  return ((uint32_t) hi[d] * 256u + (uint32_t) lo[d]) >>
+      (CF_BLUR_H_BITS - CF_BLUR_MID_BITS);
+}
+
+/* The products of one chunk, vertical, for t's high (h0, h1) and low (l0,
+ * l1) bytes: v = 65536 hh + 256 mid + ll; the first chunk starts ll at the
+ * half for rounding */
+__device__ __forceinline__ void
+vertical_chunk (int (&hh)[4], int (&mid)[4], int (&ll)[4],
+    const uint32_t (&a_hi)[4], const uint32_t (&a_lo)[4], uint32_t h0,
+    uint32_t h1, uint32_t l0, uint32_t l1, bool first)
+{
+  constexpr int half = 1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS - 1);
+  const int zero[4] = { 0, 0, 0, 0 }, halves[4] = { half, half, half, half };
+  mma_u8 (hh, a_hi, h0, h1, first ? zero : hh);
+  mma_u8 (mid, a_hi, l0, l1, first ? zero : mid);
+  mma_u8 (mid, a_lo, h0, h1, mid);
+  mma_u8 (ll, a_lo, l0, l1, first ? halves : ll);
+}
+
+/* Output d (d0, d1: row g, pixels 2t and 2t + 1; d2, d3: row g + 8) of
+ * channel c of a vertical tile, into its place in the words of two
+ * pixels of C bytes for rows g and g + 8.  v shifted by 16 (rounded: the
+ * half is in already) is its byte 2, which one PRMT places. */
+template < int C > __device__ __forceinline__ void
+place_output (uint32_t (&rows)[2][(2 * C + 3) / 4], const int (&hh)[4],
+    const int (&mid)[4], const int (&ll)[4], int c)
+{
+  static_assert (CF_BLUR_V_BITS + CF_BLUR_MID_BITS == 16,
+      "the output is byte 2 of v");
+#pragma unroll
+  for (int d = 0; d < 4; d++) {
+    const uint32_t v = (((uint32_t) hh[d] << 8) + (uint32_t) mid[d]) * 256u
+        + (uint32_t) ll[d];
+    const int at = (d & 1) * C + c;     /* byte in the row's pair */
+    uint32_t & w = rows[d >> 1][at / 4];
+    switch (at % 4) {
+      case 0: w = __byte_perm (w, v, insert_byte2 < 0 > ()); break;
+      case 1: w = __byte_perm (w, v, insert_byte2 < 1 > ()); break;
+      case 2: w = __byte_perm (w, v, insert_byte2 < 2 > ()); break;
+      default: w = __byte_perm (w, v, insert_byte2 < 3 > ()); break;
+    }
+  }
+}
+
+/* The work of a launch: the 16-row output steps of every strip, strip
+ * after strip.  Each block takes an equal run of them (crossing into the
+ * next strip where its run does), so that all blocks finish together;
+ * next() gives the run's parts, one strip each. */
+struct WorkRun
+{
+  int width, height, out_steps;
+  long long s0, s1;
+
+  __device__ WorkRun (int w, int h) : width (w), height (h),
+      out_steps ((h + kMmaStep - 1) / kMmaStep)
+  {
+    const long long total = (long long) ((w + kMmaStripPx - 1) /
+        kMmaStripPx) * out_steps;
+    s0 = total * blockIdx.x / gridDim.x;
+    s1 = total * (blockIdx.x + 1) / gridDim.x;
+  }
+
+  /* the next part: strip pixels from x0, output rows from y0 (rows of
+   * them, in n steps); false when the run is done */
+  __device__ bool next (int &x0, int &y0, int &rows, int &n)
+  {
+    if (s0 >= s1)
+      return false;
+    const int strip = (int) (s0 / out_steps);
+    const int first = (int) (s0 - (long long) strip * out_steps);
+    n = (int) min ((long long) (out_steps - first), s1 - s0);
+    x0 = strip * kMmaStripPx;
+    y0 = first * kMmaStep;
+    rows = min (n * kMmaStep, height - y0);
+    s0 += n;
+    return true;
+  }
+};
+
 /* cp.async of a unit's 4 C bytes (sm_80 on; nothing before) */
 template < int C > __device__ __forceinline__ void
 copy_unit_async (uint32_t to, const uint8_t * from)
@@ -680,24 +777,9 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  /* accumulator starts: none, and the halves that make the final shifts
-   * round to nearest */
-  const int zero[4] = { 0, 0, 0, 0 };
-  constexpr int kHHalf = 1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS - 1);
-  constexpr int kVHalf = 1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS - 1);
-  const int h_half[4] = { kHHalf, kHHalf, kHHalf, kHHalf };
-  const int v_half[4] = { kVHalf, kVHalf, kVHalf, kVHalf };
-
-  /* The work: 16-row output steps of every strip, strip after strip; each
-   * block takes an equal run of them (crossing into the next strip where
-   * its run does), so all blocks finish together.  x0, y0 and rows
-   * describe the part of a strip being worked on. */
-  const int strips = (width + kMmaStripPx - 1) / kMmaStripPx;
-  const int out_steps = (height + kMmaStep - 1) / kMmaStep;
-  const long long total = (long long) strips * out_steps;
-  long long s0 = total * blockIdx.x / gridDim.x;
-  const long long s1 = total * (blockIdx.x + 1) / gridDim.x;
-  int x0 = 0, y0 = 0, rows = 0;
+  /* the part of a strip being worked on (see WorkRun) */
+  WorkRun run (width, height);
+  int x0 = 0, y0 = 0, rows = 0, n = 0;
 
   auto in_plane = [&](int c) { return mma_smem + c * L::channel_bytes; };
   auto t_lo = [&](int c) {
@@ -742,19 +824,14 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
             32 * q);
         const uint32_t b1 = *reinterpret_cast < const uint32_t * >(row +
             32 * q + 16);
-        mma_u8 (hi, hx_hi[q], b0, b1, q ? hi : zero);
-        mma_u8 (lo, hx_lo[q], b0, b1, q ? lo : h_half);
+        horizontal_chunk (hi, lo, hx_hi[q], hx_lo[q], b0, b1, q == 0);
       }
-      /* d0, d1: pixel g, rows 2t and 2t + 1; d2, d3: pixel g + 8; the
-       * half for rounding is in lo already */
+      /* d0, d1: pixel g, rows 2t and 2t + 1; d2, d3: pixel g + 8 */
       const int rr = ring0 + 8 * rg + 2 * t;
 #pragma unroll
       for (int half = 0; half < 2; half++) {
-        constexpr int s = CF_BLUR_H_BITS - CF_BLUR_MID_BITS;
-        const uint32_t t0 = ((uint32_t) hi[2 * half] * 256u +
-            (uint32_t) lo[2 * half]) >> s;
-        const uint32_t t1 = ((uint32_t) hi[2 * half + 1] * 256u +
-            (uint32_t) lo[2 * half + 1]) >> s;
+        const uint32_t t0 = horizontal_t (hi, lo, 2 * half);
+        const uint32_t t1 = horizontal_t (hi, lo, 2 * half + 1);
         const int at = (16 * warp + g + 8 * half) * L::t_stride + rr;
         *reinterpret_cast < uint16_t * >(t_lo (c) + at) =
             (uint16_t) __byte_perm (t0, t1, 0x40);
@@ -794,29 +871,10 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
               r0);
           const uint32_t h1 = *reinterpret_cast < const uint32_t * >(hi_col +
               r1);
-          mma_u8 (hh, vy_hi[q], h0, h1, q ? hh : zero);
-          mma_u8 (mid, vy_hi[q], l0, l1, q ? mid : zero);
-          mma_u8 (mid, vy_lo[q], h0, h1, mid);
-          mma_u8 (ll, vy_lo[q], l0, l1, q ? ll : v_half);
+          vertical_chunk (hh, mid, ll, vy_hi[q], vy_lo[q], h0, h1, l0, l1,
+              q == 0);
         }
-        /* d0, d1: row g, pixels 2t and 2t + 1; d2, d3: row g + 8.  v
-         * (the half for rounding in ll already) shifted by 16 is its
-         * byte 2, which goes straight to its place in the output */
-#pragma unroll
-        for (int d = 0; d < 4; d++) {
-          static_assert (CF_BLUR_V_BITS + CF_BLUR_MID_BITS == 16,
-              "the output is byte 2 of v");
-          const uint32_t v = (((uint32_t) hh[d] << 8) + (uint32_t) mid[d])
-              * 256u + (uint32_t) ll[d];
-          const int at = (d & 1) * C + c;       /* byte in the row's pair */
-          uint32_t & w = out_rows[d >> 1][at / 4];
-          switch (at % 4) {
-            case 0: w = __byte_perm (w, v, insert_byte2 < 0 > ()); break;
-            case 1: w = __byte_perm (w, v, insert_byte2 < 1 > ()); break;
-            case 2: w = __byte_perm (w, v, insert_byte2 < 2 > ()); break;
-            default: w = __byte_perm (w, v, insert_byte2 < 3 > ()); break;
-          }
-        }
+        place_output < C > (out_rows, hh, mid, ll, c);
       }
       const int x = x0 + 8 * tile + 2 * t;
 #pragma unroll
@@ -832,14 +890,8 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   };
 
   __syncthreads ();
-  while (s0 < s1) {
-    const int strip = (int) (s0 / out_steps);
-    const int first = (int) (s0 - (long long) strip * out_steps);
-    const int n = (int) min ((long long) (out_steps - first), s1 - s0);
+  while (run.next (x0, y0, rows, n)) {
     const int steps = n + L::lag;
-    x0 = strip * kMmaStripPx;
-    y0 = first * kMmaStep;
-    rows = min (n * kMmaStep, height - y0);
     /* (the barriers below also keep a part's first writes of shared
      * memory after the previous part's last reads) */
     loader.x0 = x0;
@@ -856,7 +908,6 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
       if (step >= L::lag)
         vertical (step - L::lag);
     }
-    s0 += n;
   }
 }
 
@@ -886,19 +937,8 @@ __launch_bounds__ (kMmaThreads, 5)
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  const int zero[4] = { 0, 0, 0, 0 };
-  constexpr int kHHalf = 1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS - 1);
-  constexpr int kVHalf = 1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS - 1);
-  const int h_half[4] = { kHHalf, kHHalf, kHHalf, kHHalf };
-  const int v_half[4] = { kVHalf, kVHalf, kVHalf, kVHalf };
-
-  /* the work, shared out as in blur_mma_kernel */
-  const int strips = (width + kMmaStripPx - 1) / kMmaStripPx;
-  const int out_steps = (height + kMmaStep - 1) / kMmaStep;
-  const long long total = (long long) strips * out_steps;
-  long long s0 = total * blockIdx.x / gridDim.x;
-  const long long s1 = total * (blockIdx.x + 1) / gridDim.x;
-  int x0 = 0, y0 = 0, rows = 0;
+  WorkRun run (width, height);
+  int x0 = 0, y0 = 0, rows = 0, n = 0;
 
   uint32_t hx_hi[1][4], hx_lo[1][4], vy_hi[1][4], vy_lo[1][4];
   band_fragments < HALO, 1 > (a.wx, a.rx, lane, hx_hi, hx_lo);
@@ -921,15 +961,9 @@ __launch_bounds__ (kMmaThreads, 5)
    * g + 8, low and high bytes */
   uint32_t prev[C][4];
 
-  while (s0 < s1) {
+  while (run.next (x0, y0, rows, n)) {
     /* the last part's readers are done with the buffers */
     __syncthreads ();
-    const int strip = (int) (s0 / out_steps);
-    const int first = (int) (s0 - (long long) strip * out_steps);
-    const int n = (int) min ((long long) (out_steps - first), s1 - s0);
-    x0 = strip * kMmaStripPx;
-    y0 = first * kMmaStep;
-    rows = min (n * kMmaStep, height - y0);
     loader.x0 = x0;
     loader.y0 = y0;
     loader.issue (raw, 0, tid, a);
@@ -955,8 +989,7 @@ __launch_bounds__ (kMmaThreads, 5)
           const uint32_t b0 = *reinterpret_cast < const uint32_t * >(row);
           const uint32_t b1 = *reinterpret_cast < const uint32_t * >(row +
               16);
-          mma_u8 (hi[rg], hx_hi[0], b0, b1, zero);
-          mma_u8 (lo[rg], hx_lo[0], b0, b1, h_half);
+          horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0], b0, b1, true);
         }
         /* d0, d1: pixel g, rows 4t + 2 rg and + 1; d2, d3: pixel g + 8 */
         uint32_t cur[4];
@@ -965,9 +998,7 @@ __launch_bounds__ (kMmaThreads, 5)
           uint32_t tv[4];
 #pragma unroll
           for (int j = 0; j < 4; j++) {
-            const int rg = j >> 1, d = 2 * p + (j & 1);
-            tv[j] = ((uint32_t) hi[rg][d] * 256u + (uint32_t) lo[rg][d]) >>
-                (CF_BLUR_H_BITS - CF_BLUR_MID_BITS);
+            tv[j] = horizontal_t (hi[j >> 1], lo[j >> 1], 2 * p + (j & 1));
           }
           cur[2 * p] = __byte_perm (__byte_perm (tv[0], tv[1], 0x40),
               __byte_perm (tv[2], tv[3], 0x40), 0x5410);
@@ -981,24 +1012,9 @@ __launch_bounds__ (kMmaThreads, 5)
             int hh[4], mid[4], ll[4];
             const uint32_t l0 = prev[c][2 * p], h0 = prev[c][2 * p + 1];
             const uint32_t l1 = cur[2 * p], h1 = cur[2 * p + 1];
-            mma_u8 (hh, vy_hi[0], h0, h1, zero);
-            mma_u8 (mid, vy_hi[0], l0, l1, zero);
-            mma_u8 (mid, vy_lo[0], h0, h1, mid);
-            mma_u8 (ll, vy_lo[0], l0, l1, v_half);
-            /* d0, d1: row g, pixels 2t and 2t + 1; d2, d3: row g + 8 */
-#pragma unroll
-            for (int d = 0; d < 4; d++) {
-              const uint32_t v = (((uint32_t) hh[d] << 8) +
-                  (uint32_t) mid[d]) * 256u + (uint32_t) ll[d];
-              const int at = (d & 1) * C + c;
-              uint32_t & w = out_rows[p][d >> 1][at / 4];
-              switch (at % 4) {
-                case 0: w = __byte_perm (w, v, insert_byte2 < 0 > ()); break;
-                case 1: w = __byte_perm (w, v, insert_byte2 < 1 > ()); break;
-                case 2: w = __byte_perm (w, v, insert_byte2 < 2 > ()); break;
-                default: w = __byte_perm (w, v, insert_byte2 < 3 > ()); break;
-              }
-            }
+            vertical_chunk (hh, mid, ll, vy_hi[0], vy_lo[0], h0, h1, l0, l1,
+                true);
+            place_output < C > (out_rows[p], hh, mid, ll, c);
           }
         }
 #pragma unroll
@@ -1022,7 +1038,6 @@ __launch_bounds__ (kMmaThreads, 5)
         }
       }
     }
-    s0 += n;
   }
 }
 
