@@ -442,7 +442,7 @@ insert_byte2 ()
  * register j holds A[m][kb .. kb + 3], m = g (+ 8 for odd j), kb = 4 t
  * (+ 16 for j >= 2). */
 template < int HALO, int NK > __device__ __forceinline__ void
-band_fragments (const float *w, int r, int lane, uint32_t (&hi)[NK][4],
+band_fragments (const uint32_t * w, int r, int lane, uint32_t (&hi)[NK][4],
     uint32_t (&lo)[NK][4])
 {
   const int g = lane >> 2, t = lane & 3;
@@ -456,13 +456,28 @@ band_fragments (const float *w, int r, int lane, uint32_t (&hi)[NK][4],
       for (int b = 0; b < 4; b++) {
         int d = 32 * q + kb + b - HALO - m;
         d = d < 0 ? -d : d;
-        uint32_t v = d <= r ? (uint32_t) w[d] : 0;
+        uint32_t v = d <= r ? w[d] : 0;
         h |= (v >> 8) << (8 * b);
         l |= (v & 0xff) << (8 * b);
       }
       hi[q][j] = h;
       lo[q][j] = l;
     }
+}
+
+/* The weights of both filters, radius 32 at most, copied from the
+ * constant bank to shared memory: the fragments read them at a different
+ * index in every lane, which the constant cache would serve one at a
+ * time, shared memory at once.  Ends with a barrier. */
+__device__ __forceinline__ void
+stage_weights (uint32_t (&w)[2][33], const BlurArgs & a)
+{
+  const int i = threadIdx.x;
+  if (i < 33) {
+    w[0][i] = i <= a.rx ? (uint32_t) a.wx[i] : 0;
+    w[1][i] = i <= a.ry ? (uint32_t) a.wy[i] : 0;
+  }
+  __syncthreads ();
 }
 
 /* Four pixels of C interleaved channels (the first 4 C bytes of `u`) as C
@@ -794,9 +809,11 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   for (int i = tid; i < C * L::channel_bytes / 16; i += kMmaThreads)
     reinterpret_cast < uint4 * >(mma_smem)[i] = make_uint4 (0, 0, 0, 0);
 
+  __shared__ uint32_t weights[2][33];
+  stage_weights (weights, a);
   uint32_t hx_hi[NK][4], hx_lo[NK][4], vy_hi[NK][4], vy_lo[NK][4];
-  band_fragments < HALO, NK > (a.wx, a.rx, lane, hx_hi, hx_lo);
-  band_fragments < HALO, NK > (a.wy, a.ry, lane, vy_hi, vy_lo);
+  band_fragments < HALO, NK > (weights[0], a.rx, lane, hx_hi, hx_lo);
+  band_fragments < HALO, NK > (weights[1], a.ry, lane, vy_hi, vy_lo);
 
   constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
   const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
@@ -940,9 +957,11 @@ __launch_bounds__ (kMmaThreads, 5)
   WorkRun run (width, height);
   int x0 = 0, y0 = 0, rows = 0, n = 0;
 
+  __shared__ uint32_t weights[2][33];
+  stage_weights (weights, a);
   uint32_t hx_hi[1][4], hx_lo[1][4], vy_hi[1][4], vy_lo[1][4];
-  band_fragments < HALO, 1 > (a.wx, a.rx, lane, hx_hi, hx_lo);
-  band_fragments < HALO, 1 > (a.wy, a.ry, lane, vy_hi, vy_lo);
+  band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
+  band_fragments < HALO, 1 > (weights[1], a.ry, lane, vy_hi, vy_lo);
 
   constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
   const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
