@@ -364,8 +364,8 @@ __launch_bounds__ (kVThreads)
  * so a horizontal sum is two products; t (11 bits) is two bytes too, so a
  * vertical sum is four.  Every sum is the reference's integer exactly.
  *
- * A block owns a strip of kMmaStripPx pixels and walks down it 16 rows at a
- * time.  Each step stages 16 input rows (halo columns included, border rule
+ * A block walks down a strip of kMmaStripPx pixels (or the part of one,
+ * or of two, that WorkRun gives it), 16 rows at a time.  Each step stages 16 input rows (halo columns included, border rule
  * applied) in shared memory, one plane per channel; the horizontal products
  * turn them into 16 rows of t, stored transposed (a column's rows adjacent,
  * as the vertical product's B operand wants them) in a ring of 32 NK rows
