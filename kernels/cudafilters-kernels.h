@@ -76,8 +76,8 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
 #define CF_BLUR_MAX_RADIUS 150
 
 /* Fixed-point arithmetic of the blur, identical on GPU and CPU (every
- * intermediate is an integer below 2^24, so the GPU's float arithmetic is
- * exact):
+ * intermediate is an integer below 2^24, so the CUDA cores' float
+ * arithmetic is exact, and the tensor cores sum in 32-bit integers):
  *   h = sum_i kx[|i|] * P(x + i, y)          kx sums to 2^CF_BLUR_H_BITS
  *   t = rnd (h / 2^(H_BITS - MID_BITS))      0 .. 255 * 2^MID_BITS
  *   v = sum_j ky[|j|] * t(x, y + j)          ky sums to 2^CF_BLUR_V_BITS
