@@ -3,26 +3,31 @@
  * the reduction pattern.
  *
  * The frame's planes are cut into tiles one warp wide (32 chunks of 16
- * bytes, or 48 for 3-byte pixels, one chunk per lane) and kWarps *
- * rows_per_warp rows high.  A block takes a contiguous range of tiles, its
- * warps interleaving the rows of each, so consecutive tiles of a block lie
- * one under the other and a thread keeps its columns' key sums in
- * registers until the block moves to another column of tiles.
+ * bytes, or 48 for 3-byte pixels, one chunk per lane) and kTileRows rows
+ * high.  One wave of blocks walks them, a block taking every gridDim.x-th
+ * tile of a plane (neighbouring blocks, neighbouring tiles), its warps
+ * every kWarps-th row of a tile.  A thread issues the loads of all its
+ * rows of the next tile before counting the current one, so the memory is
+ * busy while the SM counts: a reduction does little per byte, and its
+ * speed is the bytes in flight and how soon the next ones go out.
+ * (docs/notes.md has the versions before: a wave with two rows in flight
+ * per thread, 2.3x the floor at 4K; a block per tile, whose waves loaded
+ * and then counted in lockstep, no faster.)
  *
  * Within a tile a thread counts whole 32-bit words of its chunk: the bytes
  * at positions 0 and 2 and those at 1 and 3 are split into two words of
  * 16-bit lanes whose sums, minima and maxima take one instruction each for
- * two samples; squares use dp4a where a pixel's bytes allow.  The 16-bit
- * sums cannot overflow within a tile (at most 64 rows of 4 words per lane)
- * and are folded into 64-bit per-channel sums after each tile.  3-byte
- * pixels, whose channels do not line up with word positions, are counted
- * a byte at a time.
+ * two samples, and the same words, bytes with zeros between them, give
+ * two squares per dp4a.  The 16-bit sums cannot overflow within a tile
+ * (kRowsPerWarp rows of four words per lane) and are added to 32-bit
+ * totals after each.  3-byte pixels, whose channels do not line up with
+ * word positions, are counted a byte at a time.
  *
- * At the end each block reduces its threads (warp reductions, then shared
- * memory) and adds its totals to the workspace with a handful of atomics;
- * the last block to finish copies the totals out and zeroes the workspace,
- * so a frame is one launch.  Min is kept as the max of 255 - v so that a
- * zeroed workspace is the starting point of every total.
+ * After each plane a block reduces its threads (warp reductions, then
+ * shared memory) and adds its totals to the workspace with a handful of
+ * atomics; the last block to finish copies the totals out and zeroes the
+ * workspace, so a frame is one launch.  Min is kept as the max of 255 - v
+ * so that a zeroed workspace is the starting point of every total.
  *
  * CPU reference: sum-reference.c, the same results. */
 #include "cudafilters-kernels.h"
@@ -32,10 +37,17 @@ namespace {
 
 constexpr int kWarps = 8;
 constexpr int kThreads = 32 * kWarps;
-/* rows a warp takes of one tile at most: 64 rows of four words keep the
- * 16-bit lane sums below 65536 */
-constexpr int kMaxRowsPerWarp = 64;
+/* rows of a tile a warp counts; the 16-bit lane sums take up to 64 rows
+ * of four words */
+constexpr int kRowsPerWarp = 8;
+constexpr int kTileRows = kWarps * kRowsPerWarp;
+/* tiles of a plane a block counts at most, so that a warp's sum of
+ * squares fits 32 bits: 32 * 12 * kRowsPerWarp * 16 * 255^2 < 2^32 */
+constexpr int kMaxTilesPerBlock = 12;
+static_assert (32ull * kMaxTilesPerBlock * kRowsPerWarp * 16 * 255 * 255
+    < (1ull << 32), "squares overflow");
 constexpr int kMaxChunkPixels = 16;
+static_assert (kRowsPerWarp * 4 <= 256, "16-bit lane sums overflow");
 
 /* the key features a kernel is built with */
 constexpr unsigned kProfiles = CF_SUM_PROFILES;
@@ -54,6 +66,25 @@ chunk_pixels ()
   return chunk_bytes < BPP > () / BPP;
 }
 
+/* Rows of a tile whose loads a thread issues together.  A tile's rows
+ * take 32 registers a buffer, and the next tile's are loaded while this
+ * one is counted, but for 3-byte pixels: their 48-byte chunks would take
+ * 96 a buffer, so they are loaded two rows at a time within the tile. */
+template < int BPP > __host__ __device__ constexpr int
+rows_in_flight ()
+{
+  return BPP == 3 ? 2 : kRowsPerWarp;
+}
+
+/* The byte positions of a word whose samples belong to different channels
+ * (BPP 1: one; BPP 2: the pairs 0, 2 and 1, 3; 3 bytes per pixel: a slot
+ * per byte of a pixel). */
+template < int BPP > __host__ __device__ constexpr int
+positions ()
+{
+  return BPP == 1 ? 1 : BPP == 2 ? 2 : BPP == 3 ? 3 : 4;
+}
+
 struct PlaneArgs
 {
   const uint8_t *data;
@@ -64,7 +95,7 @@ struct PlaneArgs
   int width;                    /* pixels */
   int tile_cols;                /* tiles across a row */
   int tile_rows;                /* tiles down the plane */
-  int first_tile;               /* of this plane in the launch's tiles */
+  bool vectors;                 /* base and pitch multiples of 16 */
   int channel[4];               /* byte of a pixel -> channel, or -1 */
 };
 
@@ -72,8 +103,6 @@ struct LaunchArgs
 {
   PlaneArgs plane[CF_HIST_MAX_PLANES];
   int n_planes;
-  int n_tiles;
-  int rows_per_warp;
   unsigned flags;
   uint32_t weights[4];
   uint32_t black_threshold;
@@ -103,19 +132,33 @@ ws_rows (Workspace * ws)
   return reinterpret_cast < uint32_t * >(ws + 1);
 }
 
-/* A thread's totals per channel. */
-struct ChannelAcc
+/* A thread's running totals per position (positions<BPP>() of them), over
+ * the tiles of a plane it counts. */
+struct Totals
 {
-  unsigned long long sum[4], sq[4];
-  uint32_t mn[4], mx[4];
-  unsigned long long black, diff;
+  uint32_t sum[4], sq[4], mn[4], mx[4];
+  uint32_t black, diff;
 };
+
+__device__ __forceinline__ void
+totals_init (Totals & t)
+{
+#pragma unroll
+  for (int p = 0; p < 4; p++) {
+    t.sum[p] = t.sq[p] = t.mx[p] = 0;
+    t.mn[p] = 255;
+  }
+  t.black = t.diff = 0;
+}
 
 /* A thread's totals per byte position of a word, within a tile. */
 struct WordAcc
 {
   uint32_t s_even, s_odd;       /* 16-bit lanes: positions 0, 2 and 1, 3 */
   uint32_t mn_even, mn_odd, mx_even, mx_odd;
+  /* squares: 1 byte per pixel q[0] all; 2 bytes q[0] positions 0 and 2,
+   * q[1] 1 and 3; 4 bytes q[0] position 0, q[1] 1, q[2] 0 and 2, q[3] 1
+   * and 3 (a dot product squares two samples at once) */
   uint32_t q[4];
 };
 
@@ -134,6 +177,8 @@ word_acc_init (WordAcc & a)
 template < int BPP > __device__ __forceinline__ void
 word_acc_add (WordAcc & a, uint32_t w, uint32_t w_min)
 {
+  /* the bytes at positions 0, 2 and 1, 3 as 16-bit lanes, which are also
+   * bytes with zeros between them */
   uint32_t e = __byte_perm (w, 0, 0x4240);
   uint32_t o = __byte_perm (w, 0, 0x4341);
   a.s_even += e;
@@ -148,32 +193,18 @@ word_acc_add (WordAcc & a, uint32_t w, uint32_t w_min)
     a.q[0] = __dp4a (e, e, a.q[0]);
     a.q[1] = __dp4a (o, o, a.q[1]);
   } else {
-    uint32_t x0 = e & 0xffffu, x1 = o & 0xffffu, x2 = e >> 16, x3 = o >> 16;
+    uint32_t x0 = e & 0xffu, x1 = o & 0xffu;
     a.q[0] += x0 * x0;
     a.q[1] += x1 * x1;
-    a.q[2] += x2 * x2;
-    a.q[3] += x3 * x3;
+    a.q[2] = __dp4a (e, e, a.q[2]);
+    a.q[3] = __dp4a (o, o, a.q[3]);
   }
 }
 
-/* adds v to channel c of a thread's totals, c known only at run time */
-__device__ __forceinline__ void
-channel_add (ChannelAcc & acc, int c, uint32_t sum, uint32_t sq, uint32_t mn,
-    uint32_t mx)
-{
-#pragma unroll
-  for (int k = 0; k < 4; k++) {
-    if (c == k) {
-      acc.sum[k] += sum;
-      acc.sq[k] += sq;
-      acc.mn[k] = min (acc.mn[k], mn);
-      acc.mx[k] = max (acc.mx[k], mx);
-    }
-  }
-}
-
+/* Adds a tile's word totals to the running totals by position: byte
+ * positions of a word that belong to the same channel are combined. */
 template < int BPP > __device__ __forceinline__ void
-word_acc_fold (const WordAcc & a, const PlaneArgs & pl, ChannelAcc & acc)
+word_acc_fold (const WordAcc & a, Totals & t)
 {
   const uint32_t s[4] = { a.s_even & 0xffffu, a.s_odd & 0xffffu,
     a.s_even >> 16, a.s_odd >> 16
@@ -184,12 +215,30 @@ word_acc_fold (const WordAcc & a, const PlaneArgs & pl, ChannelAcc & acc)
   const uint32_t mx[4] = { a.mx_even & 0xffffu, a.mx_odd & 0xffffu,
     a.mx_even >> 16, a.mx_odd >> 16
   };
+  if constexpr (BPP == 1) {
+    t.sum[0] += s[0] + s[1] + s[2] + s[3];
+    t.sq[0] += a.q[0];
+    t.mn[0] = min (t.mn[0], min (min (mn[0], mn[1]), min (mn[2], mn[3])));
+    t.mx[0] = max (t.mx[0], max (max (mx[0], mx[1]), max (mx[2], mx[3])));
+  } else if constexpr (BPP == 2) {
 #pragma unroll
-  for (int p = 0; p < 4; p++) {
-    /* squares: all in q[0] for 1 byte per pixel, q[byte] otherwise */
-    uint32_t sq = BPP == 1 ? (p == 0 ? a.q[0] : 0) :
-        BPP == 2 ? (p < 2 ? a.q[p] : 0) : a.q[p];
-    channel_add (acc, pl.channel[p % BPP], s[p], sq, mn[p], mx[p]);
+    for (int p = 0; p < 2; p++) {
+      t.sum[p] += s[p] + s[p + 2];
+      t.sq[p] += a.q[p];
+      t.mn[p] = min (t.mn[p], min (mn[p], mn[p + 2]));
+      t.mx[p] = max (t.mx[p], max (mx[p], mx[p + 2]));
+    }
+  } else {
+    const uint32_t sq[4] = { a.q[0], a.q[1], a.q[2] - a.q[0],
+      a.q[3] - a.q[1]
+    };
+#pragma unroll
+    for (int p = 0; p < 4; p++) {
+      t.sum[p] += s[p];
+      t.sq[p] += sq[p];
+      t.mn[p] = min (t.mn[p], mn[p]);
+      t.mx[p] = max (t.mx[p], mx[p]);
+    }
   }
 }
 
@@ -220,25 +269,34 @@ key_of (const uint32_t * words, int k, const uint32_t (&wt)[4])
   }
 }
 
-/* Loads a chunk: `valid` bytes from `src` (all of them in vectors when
- * `vector`), zeros after them. */
+/* Loads a whole chunk in 16-byte vectors (the plane is aligned). */
 template < int BPP > __device__ __forceinline__ void
-load_chunk (const uint8_t * __restrict__ src, int valid, bool vector,
+load_chunk_vector (const uint8_t * __restrict__ src,
     uint32_t (&w)[chunk_bytes < BPP > () / 4])
 {
-  constexpr int WORDS = chunk_bytes < BPP > () / 4;
-  if (vector) {
 #pragma unroll
-    for (int j = 0; j < WORDS / 4; j++) {
-      uint4 v = __ldg (reinterpret_cast < const uint4 * >(src) + j);
-      w[4 * j + 0] = v.x;
-      w[4 * j + 1] = v.y;
-      w[4 * j + 2] = v.z;
-      w[4 * j + 3] = v.w;
-    }
-  } else {
+  for (int j = 0; j < chunk_bytes < BPP > () / 16; j++) {
+    uint4 v = __ldg (reinterpret_cast < const uint4 * >(src) + j);
+    w[4 * j + 0] = v.x;
+    w[4 * j + 1] = v.y;
+    w[4 * j + 2] = v.z;
+    w[4 * j + 3] = v.w;
+  }
+}
+
+/* Loads `valid` bytes of a chunk from `src`, zeros after them: whole
+ * words with 4-byte loads where the address allows, else a byte at a
+ * time. */
+template < int BPP > __device__ __forceinline__ void
+load_chunk_any (const uint8_t * __restrict__ src, int valid,
+    uint32_t (&w)[chunk_bytes < BPP > () / 4])
+{
+  const bool words = ((uintptr_t) src & 3) == 0;
 #pragma unroll
-    for (int j = 0; j < WORDS; j++) {
+  for (int j = 0; j < chunk_bytes < BPP > () / 4; j++) {
+    if (words && 4 * j + 4 <= valid) {
+      w[j] = __ldg (reinterpret_cast < const uint32_t * >(src) + j);
+    } else {
       uint32_t word = 0;
 #pragma unroll
       for (int b = 0; b < 4; b++) {
@@ -313,36 +371,17 @@ warp_max (uint32_t v)
 #endif
 }
 
-/* Row y's chunk of this lane, `valid` bytes of it in the row. */
-template < int BPP > __device__ __forceinline__ void
-load_row (const PlaneArgs & pl, int y, int byte0, int valid,
-    uint32_t (&w)[chunk_bytes < BPP > () / 4])
-{
-  constexpr int CHUNK = chunk_bytes < BPP > ();
-  const uint8_t *row = pl.data + (size_t) y * pl.pitch;
-  /* whole rows are aligned or not, so this is warp-uniform but for the
-   * last chunk of a row */
-  bool vector = valid == CHUNK && (((uintptr_t) row & 15) == 0);
-  if (valid > 0) {
-    load_chunk < BPP > (row + byte0, valid, vector, w);
-  } else {
-#pragma unroll
-    for (int j = 0; j < CHUNK / 4; j++)
-      w[j] = 0;
-  }
-}
-
-/* Counts a lane's chunk of row y into the tile's totals. */
+/* Counts a lane's chunk of row y into the tile's totals; row_key is the
+ * sum of its keys. */
 template < int BPP, unsigned K > __device__ __forceinline__ void
 count_row (const LaunchArgs & args, bool keyed,
     const uint32_t (&w)[chunk_bytes < BPP > () / 4], int y, int valid,
     int chunk, WordAcc & wa, ByteAcc & ba, uint32_t & black, uint32_t & diff,
-    uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
+    uint32_t (&col)[kMaxChunkPixels], uint32_t & row_key)
 {
   constexpr int CHUNK = chunk_bytes < BPP > ();
   constexpr int WORDS = CHUNK / 4;
   constexpr int PX = chunk_pixels < BPP > ();
-  const int lane = threadIdx.x & 31;
   const int valid_px = valid / BPP;
   if constexpr (BPP == 3) {
 #pragma unroll
@@ -393,11 +432,7 @@ count_row (const LaunchArgs & args, bool keyed,
       }
     }
   }
-  if constexpr ((K & kProfiles) != 0) {
-    row_sum = warp_add (row_sum);
-    if (lane == 0 && row_sum)
-      atomicAdd (&ws_rows (ws)[y], row_sum);
-  }
+  row_key = row_sum;
   if constexpr ((K & kPrevious) != 0) {
     if (valid_px == PX) {
       /* PX keys: 4 bytes or 16, aligned as the pitch is */
@@ -432,21 +467,82 @@ count_row (const LaunchArgs & args, bool keyed,
   }
 }
 
-/* One tile of a plane: this warp's rows, this lane's chunk of each. */
-template < int BPP, unsigned K > __device__ void
-count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
-    int tile_col, int tile_row, ChannelAcc & acc,
-    uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
+/* A block's shared memory: its warps' column sums of the key, then each
+ * warp's totals (sums, squares, 255 - min, max by position, black, diff). */
+constexpr int kTotals = 18;
+struct BlockShared
+{
+  uint32_t columns[kWarps * 32 * kMaxChunkPixels];
+  uint32_t totals[kWarps][kTotals];
+  bool last_block;
+};
+
+/* Where this thread's chunk of a tile lies. */
+struct Spot
+{
+  int tile_col;
+  int chunk;                    /* of the row, this lane's */
+  int rest;                     /* bytes of the row from the chunk on */
+  int y0, y1;                   /* this warp's first row, the tile's end */
+  const uint8_t *src;           /* the chunk in row y0 */
+};
+
+template < int BPP > __device__ __forceinline__ Spot
+spot_of (const PlaneArgs & pl, int tile)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int tile_row = tile / pl.tile_cols;
+  Spot s;
+  s.tile_col = tile - tile_row * pl.tile_cols;
+  s.chunk = s.tile_col * 32 + lane;
+  const int byte0 = s.chunk * chunk_bytes < BPP > ();
+  s.rest = pl.row_bytes - byte0;
+  s.y0 = tile_row * kTileRows + warp;
+  s.y1 = min (pl.rows, (tile_row + 1) * kTileRows);
+  s.src = pl.data + (size_t) s.y0 * pl.pitch + byte0;
+  return s;
+}
+
+/* A whole chunk in an aligned plane: loaded in vectors, all rows at once.
+ * (Compared as rest >= CHUNK: written as max (0, min (CHUNK, rest)) ==
+ * CHUNK, ptxas of CUDA 13 made it rest >= 0 here; docs/notes.md.) */
+template < int BPP > __device__ __forceinline__ bool
+is_whole (const PlaneArgs & pl, const Spot & s)
+{
+  return pl.vectors && s.rest >= chunk_bytes < BPP > ();
+}
+
+/* Issues the loads of this thread's rows of a tile (whole chunks only). */
+template < int BPP > __device__ __forceinline__ void
+load_rows (const PlaneArgs & pl, const Spot & s,
+    uint32_t (&w)[kRowsPerWarp][chunk_bytes < BPP > () / 4])
+{
+  if (!is_whole < BPP > (pl, s))
+    return;
+  const size_t step = (size_t) kWarps * pl.pitch;
+  const uint8_t *row = s.src;
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; i++, row += step) {
+    if (s.y0 + i * kWarps < s.y1)
+      load_chunk_vector < BPP > (row, w[i]);
+  }
+}
+
+/* One tile of a plane: this warp's rows, this lane's chunk of each, added
+ * to the thread's running totals.  `loaded` holds the rows of a whole
+ * chunk (load_rows) but for 3-byte pixels, whose 48-byte chunks are
+ * loaded here, rows_in_flight() at a time. */
+template < int BPP, unsigned K > __device__ __forceinline__ void
+count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
+    const Spot & s,
+    const uint32_t (&loaded)[kRowsPerWarp][chunk_bytes < BPP > () / 4],
+    Totals & t, uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
 {
   constexpr int CHUNK = chunk_bytes < BPP > ();
   constexpr int WORDS = CHUNK / 4;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int chunk = tile_col * 32 + lane;
-  const int byte0 = chunk * CHUNK;
-  const int valid = max (0, min (CHUNK, pl.row_bytes - byte0));
-  const int y0 = tile_row * kWarps * args.rows_per_warp + warp;
-  const int y1 = min (pl.rows, (tile_row + 1) * kWarps * args.rows_per_warp);
-  const bool keyed = K != 0 && key_plane;
+  constexpr int BATCH = rows_in_flight < BPP > ();
+  const int lane = threadIdx.x & 31;
+  const size_t step = (size_t) kWarps * pl.pitch;
 
   WordAcc wa;
   ByteAcc ba;
@@ -460,211 +556,300 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
     word_acc_init (wa);
   }
   uint32_t black = 0, diff = 0;
+  uint32_t row_key[kRowsPerWarp];
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; i++)
+    row_key[i] = 0;
 
-  /* two rows' loads in flight before either is counted (four measured
-   * slower on an H200: the registers halve the blocks per SM) */
-  for (int y = y0; y < y1; y += 2 * kWarps) {
-    const int y_next = y + kWarps;
-    uint32_t w0[WORDS], w1[WORDS];
-    load_row < BPP > (pl, y, byte0, valid, w0);
-    if (y_next < y1)
-      load_row < BPP > (pl, y_next, byte0, valid, w1);
-    count_row < BPP, K > (args, keyed, w0, y, valid, chunk, wa, ba, black,
-        diff, col, ws);
-    if (y_next < y1)
-      count_row < BPP, K > (args, keyed, w1, y_next, valid, chunk, wa, ba,
-          black, diff, col, ws);
+  /* row i of this warp is y0 + i * kWarps, the same for every lane */
+  if (is_whole < BPP > (pl, s)) {
+    if constexpr (BPP != 3) {
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; i++) {
+        const int y = s.y0 + i * kWarps;
+        if (y < s.y1)
+          count_row < BPP, K > (args, keyed, loaded[i], y, CHUNK, s.chunk,
+              wa, ba, black, diff, col, row_key[i]);
+      }
+    } else {
+#pragma unroll
+      for (int ib = 0; ib < kRowsPerWarp; ib += BATCH) {
+        uint32_t w[BATCH][WORDS];
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+          if (s.y0 + (ib + i) * kWarps < s.y1)
+            load_chunk_vector < BPP > (s.src + (ib + i) * step, w[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < BATCH; i++) {
+          const int y = s.y0 + (ib + i) * kWarps;
+          if (y < s.y1)
+            count_row < BPP, K > (args, keyed, w[i], y, CHUNK, s.chunk, wa,
+                ba, black, diff, col, row_key[ib + i]);
+        }
+      }
+    }
+  } else if (s.rest > 0) {
+    /* the last chunk of a row, or a plane not aligned for vectors: a row
+     * at a time (byte loads would take too many registers in flight) */
+    const int valid = min (CHUNK, s.rest);
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; i++) {
+      const int y = s.y0 + i * kWarps;
+      if (y < s.y1) {
+        uint32_t w[WORDS];
+        load_chunk_any < BPP > (s.src + i * step, valid, w);
+        count_row < BPP, K > (args, keyed, w, y, valid, s.chunk, wa, ba,
+            black, diff, col, row_key[i]);
+      }
+    }
+  }
+
+  /* the row sums: every lane of the warp is here again */
+  if constexpr ((K & kProfiles) != 0) {
+    if (keyed) {
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; i++) {
+        const int y = s.y0 + i * kWarps;
+        const uint32_t r = warp_add (row_key[i]);
+        if (lane == 0 && y < s.y1 && r)
+          atomicAdd (&ws_rows (ws)[y], r);
+      }
+    }
   }
 
   if constexpr (BPP == 3) {
 #pragma unroll
-    for (int b = 0; b < 3; b++)
-      channel_add (acc, pl.channel[b], ba.s[b], ba.q[b], ba.mn[b], ba.mx[b]);
+    for (int b = 0; b < 3; b++) {
+      t.sum[b] += ba.s[b];
+      t.sq[b] += ba.q[b];
+      t.mn[b] = min (t.mn[b], ba.mn[b]);
+      t.mx[b] = max (t.mx[b], ba.mx[b]);
+    }
   } else {
-    word_acc_fold < BPP > (wa, pl, acc);
+    word_acc_fold < BPP > (wa, t);
   }
-  acc.black += black;
-  acc.diff += diff;
+  t.black += black;
+  t.diff += diff;
 }
 
-template < unsigned K > __device__ __forceinline__ void
-count_tile_any (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
-    int tile_col, int tile_row, ChannelAcc & acc,
-    uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
+/* Adds the block's totals to the workspace: warp reductions, then a
+ * thread per total over the warps, and one atomic each.  The u32 warp
+ * totals cannot overflow: a thread counts kRowsPerWarp * 16 samples of a
+ * position per tile, and at most kMaxTilesPerBlock tiles. */
+template < int BPP > __device__ __forceinline__ void
+add_block_totals (const PlaneArgs & pl, const Totals & t, Workspace * ws,
+    BlockShared & sh)
 {
-  switch (pl.bpp) {
-    case 1:
-      count_tile < 1, K > (args, pl, key_plane, tile_col, tile_row, acc, col,
-          ws);
-      break;
-    case 2:
-      /* never the key plane (checked by the launcher) */
-      count_tile < 2, 0 > (args, pl, false, tile_col, tile_row, acc, col, ws);
-      break;
-    case 3:
-      count_tile < 3, K > (args, pl, key_plane, tile_col, tile_row, acc, col,
-          ws);
-      break;
-    default:
-      count_tile < 4, K > (args, pl, key_plane, tile_col, tile_row, acc, col,
-          ws);
-      break;
-  }
-}
-
-__device__ __forceinline__ unsigned long long
-warp_sum64 (unsigned long long v)
-{
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1)
-    v += __shfl_xor_sync (0xffffffffu, v, d);
-  return v;
-}
-
-template < unsigned K > __global__ void __launch_bounds__ (kThreads)
-sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
-{
-  __shared__ uint32_t smem[kWarps * 32 * kMaxChunkPixels];
-  __shared__ unsigned long long block_u64[kWarps][10];
-  __shared__ uint32_t block_u32[kWarps][8];
-  __shared__ bool last_block;
+  constexpr int NP = positions < BPP > ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  uint32_t *ws_columns = ws_rows (ws) + ws_max_height;
-
-  ChannelAcc acc;
+  __syncthreads ();             /* the previous plane's totals are read */
 #pragma unroll
-  for (int c = 0; c < 4; c++) {
-    acc.sum[c] = acc.sq[c] = 0;
-    acc.mn[c] = 255;
-    acc.mx[c] = 0;
+  for (int p = 0; p < NP; p++) {
+    uint32_t s = warp_add (t.sum[p]);
+    uint32_t q = warp_add (t.sq[p]);
+    uint32_t mn = warp_min (t.mn[p]);
+    uint32_t mx = warp_max (t.mx[p]);
+    if (lane == 0) {
+      sh.totals[warp][p] = s;
+      sh.totals[warp][4 + p] = q;
+      sh.totals[warp][8 + p] = 255 - mn;
+      sh.totals[warp][12 + p] = mx;
+    }
   }
-  acc.black = acc.diff = 0;
+  const uint32_t black = warp_add (t.black), diff = warp_add (t.diff);
+  if (lane == 0) {
+    sh.totals[warp][16] = black;
+    sh.totals[warp][17] = diff;
+  }
+  __syncthreads ();
+
+  const int i = threadIdx.x;
+  if (i >= kTotals || (i < 16 && (i & 3) >= NP))
+    return;
+  const int c = i < 16 ? pl.channel[i & 3] : 0;
+  if (c < 0)
+    return;                     /* a padding byte */
+  if (i >= 8 && i < 16) {
+    uint32_t v = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; w++)
+      v = max (v, sh.totals[w][i]);
+    if (v)
+      atomicMax (i < 12 ? &ws->inv_min[c] : &ws->max[c], v);
+  } else {
+    unsigned long long v = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; w++)
+      v += sh.totals[w][i];
+    unsigned long long *to = i < 4 ? &ws->sum[c] : i < 8 ?
+        &ws->sum_squares[c] : i == 16 ? &ws->black : &ws->abs_diff;
+    if (v)
+      atomicAdd (to, v);
+  }
+}
+
+template < int BPP > __device__ __forceinline__ void
+zero_rows (uint32_t (&w)[kRowsPerWarp][chunk_bytes < BPP > () / 4])
+{
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; i++) {
+#pragma unroll
+    for (int j = 0; j < chunk_bytes < BPP > () / 4; j++)
+      w[i][j] = 0;
+  }
+}
+
+/* A tile counted, and with profiles its column sums added to the
+ * workspace. */
+template < int BPP, unsigned K > __device__ __forceinline__ void
+count_and_flush (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
+    const Spot & s,
+    const uint32_t (&loaded)[kRowsPerWarp][chunk_bytes < BPP > () / 4],
+    Totals & t, Workspace * ws, uint32_t * ws_columns, BlockShared & sh)
+{
   uint32_t col[kMaxChunkPixels];
 #pragma unroll
   for (int k = 0; k < kMaxChunkPixels; k++)
     col[k] = 0;
-
-  /* this block's contiguous range of tiles */
-  const int t0 = (int) ((long long) args.n_tiles * blockIdx.x / gridDim.x);
-  const int t1 = (int) ((long long) args.n_tiles * (blockIdx.x + 1) /
-      gridDim.x);
-  int col_tile = -1;            /* the key plane's tile column in `col` */
-  for (int t = t0; t < t1; t++) {
-    int p = 0;
-    while (p + 1 < args.n_planes && t >= args.plane[p + 1].first_tile)
-      p++;
-    const PlaneArgs & pl = args.plane[p];
-    int local = t - pl.first_tile;
-    int tile_col = local / pl.tile_rows;
-    int tile_row = local - tile_col * pl.tile_rows;
-
-    if constexpr ((K & kProfiles) != 0) {
-      /* block-uniform: every warp is on the same tile */
-      if (col_tile >= 0 && (p != 0 || tile_col != col_tile)) {
-        if (args.plane[0].bpp == 1)
-          flush_columns < 1 > (col, col_tile, args.plane[0].width, ws_columns,
-              smem);
-        else if (args.plane[0].bpp == 3)
-          flush_columns < 3 > (col, col_tile, args.plane[0].width, ws_columns,
-              smem);
-        else
-          flush_columns < 4 > (col, col_tile, args.plane[0].width, ws_columns,
-              smem);
-        col_tile = -1;
-      }
-      if (p == 0)
-        col_tile = tile_col;
-    }
-    count_tile_any < K > (args, pl, p == 0, tile_col, tile_row, acc, col, ws);
-  }
+  count_tile < BPP, K > (args, pl, keyed, s, loaded, t, col, ws);
   if constexpr ((K & kProfiles) != 0) {
-    if (col_tile >= 0) {
-      if (args.plane[0].bpp == 1)
-        flush_columns < 1 > (col, col_tile, args.plane[0].width, ws_columns,
-            smem);
-      else if (args.plane[0].bpp == 3)
-        flush_columns < 3 > (col, col_tile, args.plane[0].width, ws_columns,
-            smem);
-      else
-        flush_columns < 4 > (col, col_tile, args.plane[0].width, ws_columns,
-            smem);
-    }
+    if (keyed)
+      flush_columns < BPP > (col, s.tile_col, pl.width, ws_columns,
+          sh.columns);
   }
+}
 
-  /* the block's totals: warps, then the block, then one atomic each */
-#pragma unroll
-  for (int c = 0; c < 4; c++) {
-    unsigned long long s = warp_sum64 (acc.sum[c]);
-    unsigned long long q = warp_sum64 (acc.sq[c]);
-    uint32_t mn = warp_min (acc.mn[c]);
-    uint32_t mx = warp_max (acc.mx[c]);
-    if (lane == 0) {
-      block_u64[warp][c] = s;
-      block_u64[warp][4 + c] = q;
-      block_u32[warp][c] = 255 - mn;
-      block_u32[warp][4 + c] = mx;
-    }
-  }
+/* The block's share of a plane's tiles (tile blockIdx.x, then every
+ * gridDim.x-th), added to the workspace.  While a tile is counted the
+ * loads of the block's next tile are in flight (but for 3-byte pixels), so
+ * the memory stays busy through the counting. */
+template < int BPP, unsigned K > __device__ void
+count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
+    Workspace * ws, uint32_t * ws_columns, BlockShared & sh)
+{
+  constexpr int WORDS = chunk_bytes < BPP > () / 4;
+  const bool keyed = K != 0 && key_plane;
+  const int n = pl.tile_rows * pl.tile_cols;
+  Totals t;
+  totals_init (t);
+
+  const int stride = gridDim.x;
+  int tile = blockIdx.x;
   {
-    unsigned long long b = warp_sum64 (acc.black);
-    unsigned long long d = warp_sum64 (acc.diff);
-    if (lane == 0) {
-      block_u64[warp][8] = b;
-      block_u64[warp][9] = d;
+    /* the next tile's loads are in flight while this one is counted */
+    uint32_t next[kRowsPerWarp][WORDS];
+    zero_rows < BPP > (next);
+    if constexpr (BPP != 3) {
+      if (tile < n)
+        load_rows < BPP > (pl, spot_of < BPP > (pl, tile), next);
+    }
+    for (; tile < n; tile += stride) {
+      uint32_t cur[kRowsPerWarp][WORDS];
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; i++) {
+#pragma unroll
+        for (int j = 0; j < WORDS; j++)
+          cur[i][j] = next[i][j];
+      }
+      if constexpr (BPP != 3) {
+        if (tile + stride < n)
+          load_rows < BPP > (pl, spot_of < BPP > (pl, tile + stride), next);
+      }
+      count_and_flush < BPP, K > (args, pl, keyed, spot_of < BPP > (pl,
+              tile), cur, t, ws, ws_columns, sh);
     }
   }
-  __syncthreads ();
-  if (threadIdx.x < 10) {
-    unsigned long long v = 0;
-    for (int w = 0; w < kWarps; w++)
-      v += block_u64[w][threadIdx.x];
-    /* sum[4], sum_squares[4], black, abs_diff: in that order */
-    if (v)
-      atomicAdd (&ws->sum[0] + threadIdx.x, v);
-  } else if (threadIdx.x >= 32 && threadIdx.x < 40) {
-    int i = threadIdx.x - 32;
-    uint32_t v = 0;
-    for (int w = 0; w < kWarps; w++)
-      v = max (v, block_u32[w][i]);
-    /* inv_min[4], max[4] */
-    if (v)
-      atomicMax (&ws->inv_min[0] + i, v);
+  add_block_totals < BPP > (pl, t, ws, sh);
+}
+
+template < unsigned K > __global__ void __launch_bounds__ (kThreads, 2)
+sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
+{
+  __shared__ BlockShared sh;
+  uint32_t *ws_columns = ws_rows (ws) + ws_max_height;
+
+  for (int p = 0; p < args.n_planes; p++) {
+    const PlaneArgs & pl = args.plane[p];
+    switch (pl.bpp) {
+      case 1:
+        count_plane < 1, K > (args, pl, p == 0, ws, ws_columns, sh);
+        break;
+      case 2:
+        /* never the key plane (checked by the launcher) */
+        count_plane < 2, 0 > (args, pl, false, ws, ws_columns, sh);
+        break;
+      case 3:
+        count_plane < 3, K > (args, pl, p == 0, ws, ws_columns, sh);
+        break;
+      default:
+        count_plane < 4, K > (args, pl, p == 0, ws, ws_columns, sh);
+        break;
+    }
   }
 
-  /* the last block out publishes the totals and leaves zeros behind */
-  __threadfence ();
+  /* The last block out publishes the totals and leaves zeros behind.  Its
+   * threads' atomics are ordered before the block's count by the barrier
+   * and one fence, as in cooperative groups' grid sync, rather than by a
+   * fence in every thread of every block. */
   __syncthreads ();
-  if (threadIdx.x == 0)
-    last_block = atomicAdd (&ws->blocks_done, 1u) == gridDim.x - 1;
+  if (threadIdx.x == 0) {
+    __threadfence ();
+    sh.last_block = atomicAdd (&ws->blocks_done, 1u) == gridDim.x - 1;
+    if (sh.last_block)
+      __threadfence ();
+  }
   __syncthreads ();
-  if (!last_block)
+  if (!sh.last_block)
     return;
-  __threadfence ();
-  volatile Workspace *v = ws;
+  /* every load before any store, L2 (where the atomics are) to L2 */
   if (threadIdx.x < 4) {
-    int c = threadIdx.x;
-    args.out->sum[c] = v->sum[c];
-    args.out->sum_squares[c] = v->sum_squares[c];
-    args.out->min[c] = 255 - v->inv_min[c];
-    args.out->max[c] = v->max[c];
-    v->sum[c] = v->sum_squares[c] = 0;
-    v->inv_min[c] = v->max[c] = 0;
+    const int c = threadIdx.x;
+    const unsigned long long sum = __ldcg (&ws->sum[c]);
+    const unsigned long long squares = __ldcg (&ws->sum_squares[c]);
+    const unsigned int inv_min = __ldcg (&ws->inv_min[c]);
+    const unsigned int max = __ldcg (&ws->max[c]);
+    args.out->sum[c] = sum;
+    args.out->sum_squares[c] = squares;
+    args.out->min[c] = 255 - inv_min;
+    args.out->max[c] = max;
+    __stcg (&ws->sum[c], 0ull);
+    __stcg (&ws->sum_squares[c], 0ull);
+    __stcg (&ws->inv_min[c], 0u);
+    __stcg (&ws->max[c], 0u);
   } else if (threadIdx.x == 4) {
-    args.out->black = v->black;
-    args.out->abs_diff = v->abs_diff;
-    v->black = v->abs_diff = 0;
-    v->blocks_done = 0;
+    const unsigned long long black = __ldcg (&ws->black);
+    const unsigned long long abs_diff = __ldcg (&ws->abs_diff);
+    args.out->black = black;
+    args.out->abs_diff = abs_diff;
+    __stcg (&ws->black, 0ull);
+    __stcg (&ws->abs_diff, 0ull);
+    __stcg (&ws->blocks_done, 0u);
   }
   if constexpr ((K & kProfiles) != 0) {
-    volatile uint32_t *rows = ws_rows (ws);
-    volatile uint32_t *cols = ws_columns;
-    for (int y = threadIdx.x; y < args.key_height; y += kThreads) {
-      args.row_out[y] = rows[y];
-      rows[y] = 0;
-    }
-    for (int x = threadIdx.x; x < args.key_width; x += kThreads) {
-      args.column_out[x] = cols[x];
-      cols[x] = 0;
+    /* the row sums and then the column sums, one array of words in the
+     * workspace; eight loads in flight per thread, since one at a time
+     * made this single block's copy a chain of L2 round trips */
+    uint32_t *sums = ws_rows (ws);
+    const int n = args.key_height + args.key_width;
+    for (int base = threadIdx.x; base < n; base += 8 * kThreads) {
+      uint32_t word[8];
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        const int i = base + j * kThreads;
+        word[j] = i < n ? __ldcg (sums + i) : 0u;
+      }
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        const int i = base + j * kThreads;
+        if (i < n) {
+          if (i < args.key_height)
+            args.row_out[i] = word[j];
+          else
+            args.column_out[i - args.key_height] = word[j];
+          __stcg (sums + i, 0u);
+        }
+      }
     }
   }
 }
@@ -727,7 +912,6 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
 {
   LaunchArgs args = { };
   unsigned flags = key ? key->flags : 0;
-  long long tile_columns = 0;
 
   if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !stats || !workspace
       || (n_planes > 0 && !planes)
@@ -780,44 +964,26 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     }
     pl->data = (const uint8_t *) in->data;
     pl->pitch = in->pitch;
+    pl->vectors = cf_is_aligned (in->data, in->pitch, 16);
     pl->row_bytes = (int) row_bytes;
     pl->rows = row_bytes > 0 ? in->height : 0;
     pl->bpp = bpp;
     pl->width = in->width;
     pl->tile_cols = (int) ((row_bytes + 32 * chunk - 1) / (32 * chunk));
-    tile_columns += (long long) pl->tile_cols * pl->rows;
   }
 
-  int resident = 0;
   unsigned k = ((flags & CF_SUM_PROFILES) ? 1 : 0) |
       ((flags & CF_SUM_BLACK) ? 2 : 0) |
       ((flags & (CF_SUM_DIFF | CF_SUM_KEEP)) ? 4 : 0);
-  cudaError_t err;
-  cf_forget_earlier_errors ();
-  if ((err = resident_blocks (k, &resident)) != cudaSuccess)
-    return err;
-
-  /* Tiles: about four per resident block, so the blocks' ranges come out
-   * even, but no lower than 8 rows (one per warp) nor higher than the
-   * 16-bit sums allow.  tile_columns is the rows of all tile columns. */
-  long long per_warp = (tile_columns + (long long) kWarps * 4 * resident - 1)
-      / ((long long) kWarps * 4 * resident);
-  if (per_warp < 1)
-    per_warp = 1;
-  if (per_warp > kMaxRowsPerWarp)
-    per_warp = kMaxRowsPerWarp;
-  args.rows_per_warp = (int) per_warp;
-  long long tiles = 0;
+  long long most_tiles = 0;     /* of a plane */
   for (int p = 0; p < n_planes; p++) {
     PlaneArgs *pl = &args.plane[p];
-    int tile_height = kWarps * args.rows_per_warp;
-    pl->tile_rows = (pl->rows + tile_height - 1) / tile_height;
-    pl->first_tile = (int) tiles;
-    tiles += (long long) pl->tile_rows * pl->tile_cols;
-    if (tiles > INT32_MAX)
+    pl->tile_rows = (pl->rows + kTileRows - 1) / kTileRows;
+    long long tiles = (long long) pl->tile_rows * pl->tile_cols;
+    if (tiles > INT32_MAX / 2)
       return cudaErrorInvalidValue;
+    most_tiles = tiles > most_tiles ? tiles : most_tiles;
   }
-  args.n_tiles = (int) tiles;
   args.out = stats;
   args.row_out = row_sums;
   args.column_out = column_sums;
@@ -825,9 +991,23 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
   int ws_max_height = n_planes > 0 ? planes[0].height : 0;
   args.key_width = n_planes > 0 ? planes[0].width : 0;
   args.key_height = ws_max_height;
-  long long blocks = tiles < resident ? tiles : resident;
+
+  /* One wave of blocks, each walking every gridDim.x-th tile; more blocks
+   * (in more waves) only where a block would count more than
+   * kMaxTilesPerBlock tiles of a plane; at least one, which publishes
+   * zeros for an empty region. */
+  int resident = 0;
+  cudaError_t err;
+  cf_forget_earlier_errors ();
+  if ((err = resident_blocks (k, &resident)) != cudaSuccess)
+    return err;
+  long long blocks = (most_tiles + kMaxTilesPerBlock - 1) / kMaxTilesPerBlock;
+  if (blocks < resident)
+    blocks = resident;
+  if (blocks > most_tiles)
+    blocks = most_tiles;
   if (blocks < 1)
-    blocks = 1;                 /* an empty region still publishes zeros */
+    blocks = 1;
   kKernels[k] <<< (int) blocks, kThreads, 0, stream >>> (args,
       (Workspace *) workspace, ws_max_height);
   return cudaGetLastError ();
