@@ -504,8 +504,9 @@ spot_of (const PlaneArgs & pl, int tile)
 }
 
 /* A whole chunk in an aligned plane: loaded in vectors, all rows at once.
- * (Compared as rest >= CHUNK: written as max (0, min (CHUNK, rest)) ==
- * CHUNK, ptxas of CUDA 13 made it rest >= 0 here; docs/notes.md.) */
+ * (Tested as rest >= CHUNK.  Written as max (0, min (CHUNK, rest)) ==
+ * CHUNK, this kernel built with CUDA 13.0 took the branch for any rest
+ * >= 0 on the H100, though its PTX was right; docs/notes.md.) */
 template < int BPP > __device__ __forceinline__ bool
 is_whole (const PlaneArgs & pl, const Spot & s)
 {
