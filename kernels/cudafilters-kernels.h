@@ -229,7 +229,8 @@ size_t cf_sum_workspace_bytes (int max_width, int max_height);
  * column_sums[x] (planes[0].width words) are the sums of the keys of each
  * row and column of plane 0.  stats, row_sums and column_sums may be host
  * memory the device can write (pinned, mapped).  planes[0] must have 1, 3
- * or 4 bytes per pixel when flags are set. */
+ * or 4 bytes per pixel when flags are set.  Planes of 2^31 - 64 rows or
+ * more are refused. */
 CfError cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,
     uint32_t * column_sums, void *workspace, CfStream stream);

@@ -927,12 +927,15 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     if (p0->bytes_per_pixel != 1 && p0->bytes_per_pixel != 3
         && p0->bytes_per_pixel != 4)
       return cudaErrorInvalidValue;
-    for (int b = 0; b < p0->bytes_per_pixel; b++)
+    /* a 1-byte plane's key is the byte: its weights are not used */
+    for (int b = 0; p0->bytes_per_pixel > 1 && b < p0->bytes_per_pixel; b++)
       max_key += 255ull * key->weights[b];
     if (max_key >> 16 > 255 || max_key > UINT32_MAX
         || key->black_threshold < 0)
       return cudaErrorInvalidValue;
-    if ((flags & CF_SUM_PROFILES) && (!row_sums || !column_sums))
+    /* the publish indexes rows and columns as one int array */
+    if ((flags & CF_SUM_PROFILES) && (!row_sums || !column_sums
+            || (long long) p0->width + p0->height > INT32_MAX - 8 * kThreads))
       return cudaErrorInvalidValue;
     if ((flags & (CF_SUM_DIFF | CF_SUM_KEEP)) && (!key->previous
             || (uintptr_t) key->previous % 16 || key->previous_pitch % 16
@@ -954,7 +957,7 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     long long row_bytes = (long long) in->width * bpp;
     int chunk = bpp == 3 ? 48 : 16;
     if (bpp < 1 || bpp > 4 || in->width < 0 || in->height < 0
-        || row_bytes > INT32_MAX / 2
+        || in->height > INT32_MAX - kTileRows || row_bytes > INT32_MAX / 2
         || (in->height > 1 && in->pitch < (size_t) row_bytes)
         || (row_bytes > 0 && in->height > 0 && !in->data))
       return cudaErrorInvalidValue;
