@@ -727,8 +727,9 @@ template < int C, int HALO > struct StepLoader
     return sy >= 0 && rows_aligned && px0 >= 0 && px0 + 4 <= width;
   }
 
-  __device__ __forceinline__ void issue (uint8_t * raw, int step, int tid,
-      const BlurArgs & a) const
+  /* f (u, px0, sy) for each unit of the step that is this thread's */
+  template < typename F > __device__ __forceinline__ void
+  each_unit (int step, int tid, const BlurArgs & a, F f) const
   {
 #pragma unroll
     for (int k = 0; k < L::units_per_thread; k++) {
@@ -736,12 +737,20 @@ template < int C, int HALO > struct StepLoader
       if (L::units % kMmaThreads == 0 || u < L::units) {
         int px0, sy;
         where (step, u, px0, sy, a);
-        if (copied (px0, sy)) {
-          copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
-                  16 * u), src + (size_t) sy * src_pitch + (size_t) px0 * C);
-        }
+        f (u, px0, sy);
       }
     }
+  }
+
+  __device__ __forceinline__ void issue (uint8_t * raw, int step, int tid,
+      const BlurArgs & a) const
+  {
+    each_unit (step, tid, a,[&](int u, int px0, int sy) {
+          if (copied (px0, sy))
+            copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
+                    16 * u), src + (size_t) sy * src_pitch +
+                (size_t) px0 * C);
+        });
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.commit_group;\n"::: "memory");
 #endif
@@ -754,26 +763,20 @@ template < int C, int HALO > struct StepLoader
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.wait_group 0;\n"::: "memory");
 #endif
+    each_unit (step, tid, a,[&](int u, int px0, int sy) {
+          const uint4 unit = copied (px0, sy) ?
+              *reinterpret_cast < const uint4 * >(raw + 16 * u) :
+              gather_unit < C > (sy >= 0 ? src + (size_t) sy * src_pitch :
+              nullptr, px0, width, a);
+          uint32_t ch[C];
+          deinterleave4 < C > (unit, ch);
+          const int rr = u / L::units_per_row;
+          const int ux = u - rr * L::units_per_row;
 #pragma unroll
-    for (int k = 0; k < L::units_per_thread; k++) {
-      const int u = tid + k * kMmaThreads;
-      if (L::units % kMmaThreads == 0 || u < L::units) {
-        int px0, sy;
-        where (step, u, px0, sy, a);
-        const uint4 unit = copied (px0, sy) ?
-            *reinterpret_cast < const uint4 * >(raw + 16 * u) :
-            gather_unit < C > (sy >= 0 ? src + (size_t) sy * src_pitch :
-            nullptr, px0, width, a);
-        uint32_t ch[C];
-        deinterleave4 < C > (unit, ch);
-        const int rr = u / L::units_per_row;
-        const int ux = u - rr * L::units_per_row;
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          *reinterpret_cast < uint32_t * >(in + c * in_stride + rr * L::in_w +
-              4 * ux) = ch[c];
-      }
-    }
+          for (int c = 0; c < C; c++)
+            *reinterpret_cast < uint32_t * >(in + c * in_stride +
+                rr * L::in_w + 4 * ux) = ch[c];
+        });
   }
 };
 
