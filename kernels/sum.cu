@@ -5,8 +5,9 @@
  * The frame's planes are cut into tiles one warp wide (32 chunks of 16
  * bytes, or 48 for 3-byte pixels, one chunk per lane) and kTileRows rows
  * high.  One wave of blocks walks them, a block taking every gridDim.x-th
- * tile of a plane (neighbouring blocks, neighbouring tiles), its warps
- * every kWarps-th row of a tile.  A thread issues the loads of all its
+ * tile of a plane (neighbouring blocks, neighbouring tiles; with profiles
+ * a run of tiles down a column, see count_plane), its warps every
+ * kWarps-th row of a tile.  A thread issues the loads of all its
  * rows of the next tile before counting the current one, so the memory is
  * busy while the SM counts: a reduction does little per byte, and its
  * speed is the bytes in flight and how soon the next ones go out.
@@ -32,6 +33,8 @@
  * CPU reference: sum-reference.c, the same results. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
+
+#include <cuda/atomic>
 
 namespace {
 
@@ -105,6 +108,9 @@ struct LaunchArgs
   int n_planes;
   unsigned flags;
   uint32_t weights[4];
+  /* byte i of every weight, packed a byte per pixel byte (weights are
+   * under 2^17: three bytes), for keys by dot products */
+  uint32_t weight_bytes[3];
   uint32_t black_threshold;
   uint8_t *previous;
   size_t previous_pitch;
@@ -254,12 +260,20 @@ byte_of (const uint32_t * words, int i)
   return (words[i >> 2] >> (8 * (i & 3))) & 0xffu;
 }
 
-/* The key of pixel k of a chunk. */
+/* The key of pixel k of a chunk: (32768 + sum of weight * byte) >> 16. */
 template < int BPP > __device__ __forceinline__ uint32_t
-key_of (const uint32_t * words, int k, const uint32_t (&wt)[4])
+key_of (const uint32_t * words, int k, const uint32_t (&wt)[4],
+    const uint32_t (&wt_bytes)[3])
 {
   if constexpr (BPP == 1) {
     return byte_of (words, k);
+  } else if constexpr (BPP == 4) {
+    /* a pixel is a word: three dot products, one per byte of the weights,
+     * instead of four byte extractions and multiplies */
+    const uint32_t x = words[k];
+    return ((__dp4a (x, wt_bytes[2], 0u) << 16) +
+        (__dp4a (x, wt_bytes[1], 0u) << 8) +
+        __dp4a (x, wt_bytes[0], 32768u)) >> 16;
   } else {
     uint32_t acc = 32768u;
 #pragma unroll
@@ -416,7 +430,8 @@ count_row (const LaunchArgs & args, bool keyed,
 #pragma unroll
   for (int k = 0; k < PX; k++) {
     const bool present = k < valid_px;
-    keys[k] = present ? key_of < BPP > (w, k, args.weights) : 0u;
+    keys[k] = present ? key_of < BPP > (w, k, args.weights,
+        args.weight_bytes) : 0u;
     row_sum += keys[k];
     if constexpr ((K & kProfiles) != 0)
       col[k] += keys[k];
@@ -529,6 +544,18 @@ load_rows (const PlaneArgs & pl, const Spot & s,
   }
 }
 
+/* row_key[i] = key for a row index i known only at run time, without
+ * taking the array out of registers */
+__device__ __forceinline__ void
+set_row_key (uint32_t (&row_key)[kRowsPerWarp], int i, uint32_t key)
+{
+#pragma unroll
+  for (int j = 0; j < kRowsPerWarp; j++) {
+    if (j == i)
+      row_key[j] = key;
+  }
+}
+
 /* One tile of a plane: this warp's rows, this lane's chunk of each, added
  * to the thread's running totals.  `loaded` holds the rows of a whole
  * chunk (load_rows) but for 3-byte pixels, whose 48-byte chunks are
@@ -573,7 +600,11 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
               wa, ba, black, diff, col, row_key[i]);
       }
     } else {
-#pragma unroll
+      /* not unrolled: the code of a 48-byte chunk is long, and what
+       * matters here is the loads in flight, BATCH rows' worth (unrolled,
+       * this and the loop below made the file take minutes to compile
+       * and each kernel three times as long, for no speed) */
+#pragma unroll 1
       for (int ib = 0; ib < kRowsPerWarp; ib += BATCH) {
         uint32_t w[BATCH][WORDS];
 #pragma unroll
@@ -584,24 +615,29 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
 #pragma unroll
         for (int i = 0; i < BATCH; i++) {
           const int y = s.y0 + (ib + i) * kWarps;
+          uint32_t key = 0;
           if (y < s.y1)
             count_row < BPP, K > (args, keyed, w[i], y, CHUNK, s.chunk, wa,
-                ba, black, diff, col, row_key[ib + i]);
+                ba, black, diff, col, key);
+          set_row_key (row_key, ib + i, key);
         }
       }
     }
   } else if (s.rest > 0) {
     /* the last chunk of a row, or a plane not aligned for vectors: a row
-     * at a time (byte loads would take too many registers in flight) */
+     * at a time (byte loads would take too many registers in flight),
+     * and not unrolled: in an aligned plane one lane in 32 at most is
+     * here */
     const int valid = min (CHUNK, s.rest);
-#pragma unroll
+#pragma unroll 1
     for (int i = 0; i < kRowsPerWarp; i++) {
       const int y = s.y0 + i * kWarps;
       if (y < s.y1) {
-        uint32_t w[WORDS];
+        uint32_t w[WORDS], key = 0;
         load_chunk_any < BPP > (s.src + i * step, valid, w);
         count_row < BPP, K > (args, keyed, w, y, valid, s.chunk, wa, ba,
-            black, diff, col, row_key[i]);
+            black, diff, col, key);
+        set_row_key (row_key, i, key);
       }
     }
   }
@@ -701,64 +737,68 @@ zero_rows (uint32_t (&w)[kRowsPerWarp][chunk_bytes < BPP > () / 4])
   }
 }
 
-/* A tile counted, and with profiles its column sums added to the
- * workspace. */
-template < int BPP, unsigned K > __device__ __forceinline__ void
-count_and_flush (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
-    const Spot & s,
-    const uint32_t (&loaded)[kRowsPerWarp][chunk_bytes < BPP > () / 4],
-    Totals & t, Workspace * ws, uint32_t * ws_columns, BlockShared & sh)
-{
-  uint32_t col[kMaxChunkPixels];
-#pragma unroll
-  for (int k = 0; k < kMaxChunkPixels; k++)
-    col[k] = 0;
-  count_tile < BPP, K > (args, pl, keyed, s, loaded, t, col, ws);
-  if constexpr ((K & kProfiles) != 0) {
-    if (keyed)
-      flush_columns < BPP > (col, s.tile_col, pl.width, ws_columns,
-          sh.columns);
-  }
-}
-
-/* The block's share of a plane's tiles (tile blockIdx.x, then every
- * gridDim.x-th), added to the workspace.  While a tile is counted the
- * loads of the block's next tile are in flight (but for 3-byte pixels), so
- * the memory stays busy through the counting. */
+/* The block's share of a plane's tiles, added to the workspace.  While a
+ * tile is counted the loads of the block's next tile are in flight (but
+ * for 3-byte pixels), so the memory stays busy through the counting.
+ *
+ * Which tiles: tile blockIdx.x, then every gridDim.x-th, so that
+ * neighbouring blocks read neighbouring tiles; but with profiles of this
+ * plane a run of consecutive tiles down the columns of tiles, so that a
+ * thread keeps its column sums in registers from one tile to the next and
+ * the block adds them to the workspace once per column of tiles it
+ * visits (one or two) rather than once a tile. */
 template < int BPP, unsigned K > __device__ void
 count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
     Workspace * ws, uint32_t * ws_columns, BlockShared & sh)
 {
   constexpr int WORDS = chunk_bytes < BPP > () / 4;
   const bool keyed = K != 0 && key_plane;
+  const bool runs = (K & kProfiles) != 0 && keyed;
   const int n = pl.tile_rows * pl.tile_cols;
+  int first = blockIdx.x, end = n, stride = gridDim.x;
+  if (runs) {
+    first = (int) ((long long) n * blockIdx.x / gridDim.x);
+    end = (int) ((long long) n * (blockIdx.x + 1) / gridDim.x);
+    stride = 1;
+  }
+  /* the tile (row-major, as spot_of takes it) of step i of the walk */
+  auto tile_at =[&](int i) {
+    return runs ? (i % pl.tile_rows) * pl.tile_cols + i / pl.tile_rows : i;
+  };
   Totals t;
   totals_init (t);
+  uint32_t col[kMaxChunkPixels];
+#pragma unroll
+  for (int k = 0; k < kMaxChunkPixels; k++)
+    col[k] = 0;
 
-  const int stride = gridDim.x;
-  int tile = blockIdx.x;
-  {
-    /* the next tile's loads are in flight while this one is counted */
-    uint32_t next[kRowsPerWarp][WORDS];
-    zero_rows < BPP > (next);
-    if constexpr (BPP != 3) {
-      if (tile < n)
-        load_rows < BPP > (pl, spot_of < BPP > (pl, tile), next);
+  /* the next tile's loads are in flight while this one is counted */
+  uint32_t next[kRowsPerWarp][WORDS];
+  zero_rows < BPP > (next);
+  if constexpr (BPP != 3) {
+    if (first < end)
+      load_rows < BPP > (pl, spot_of < BPP > (pl, tile_at (first)), next);
+  }
+  for (int i = first; i < end; i += stride) {
+    uint32_t cur[kRowsPerWarp][WORDS];
+#pragma unroll
+    for (int r = 0; r < kRowsPerWarp; r++) {
+#pragma unroll
+      for (int j = 0; j < WORDS; j++)
+        cur[r][j] = next[r][j];
     }
-    for (; tile < n; tile += stride) {
-      uint32_t cur[kRowsPerWarp][WORDS];
-#pragma unroll
-      for (int i = 0; i < kRowsPerWarp; i++) {
-#pragma unroll
-        for (int j = 0; j < WORDS; j++)
-          cur[i][j] = next[i][j];
-      }
-      if constexpr (BPP != 3) {
-        if (tile + stride < n)
-          load_rows < BPP > (pl, spot_of < BPP > (pl, tile + stride), next);
-      }
-      count_and_flush < BPP, K > (args, pl, keyed, spot_of < BPP > (pl,
-              tile), cur, t, ws, ws_columns, sh);
+    if constexpr (BPP != 3) {
+      if (i + stride < end)
+        load_rows < BPP > (pl, spot_of < BPP > (pl, tile_at (i + stride)),
+            next);
+    }
+    const Spot s = spot_of < BPP > (pl, tile_at (i));
+    count_tile < BPP, K > (args, pl, keyed, s, cur, t, col, ws);
+    if constexpr ((K & kProfiles) != 0) {
+      /* block-uniform: the column of tiles ends here */
+      if (runs && (i + 1 == end || (i + 1) % pl.tile_rows == 0))
+        flush_columns < BPP > (col, s.tile_col, pl.width, ws_columns,
+            sh.columns);
     }
   }
   add_block_totals < BPP > (pl, t, ws, sh);
@@ -791,14 +831,17 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
 
   /* The last block out publishes the totals and leaves zeros behind.  Its
    * threads' atomics are ordered before the block's count by the barrier
-   * and one fence, as in cooperative groups' grid sync, rather than by a
-   * fence in every thread of every block. */
+   * and thread 0's acquire-release count (cumulative through the
+   * barrier), rather than by a fence in every thread of every block; the
+   * count's acquire orders the last block's loads after every other
+   * block's atomics.  (A full fence on either side of a relaxed count was
+   * 0.3 us slower a launch at 720p and 1080p on an H100.) */
   __syncthreads ();
   if (threadIdx.x == 0) {
-    __threadfence ();
-    sh.last_block = atomicAdd (&ws->blocks_done, 1u) == gridDim.x - 1;
-    if (sh.last_block)
-      __threadfence ();
+    cuda::atomic_ref < unsigned int, cuda::thread_scope_device >
+        blocks_done (ws->blocks_done);
+    sh.last_block = blocks_done.fetch_add (1u, cuda::memory_order_acq_rel) ==
+        gridDim.x - 1;
   }
   __syncthreads ();
   if (!sh.last_block)
@@ -829,28 +872,45 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
   }
   if constexpr ((K & kProfiles) != 0) {
     /* the row sums and then the column sums, one array of words in the
-     * workspace; eight loads in flight per thread, since one at a time
-     * made this single block's copy a chain of L2 round trips */
+     * workspace: 16-byte loads, eight in flight per thread, so that this
+     * single block's copy is one or two L2 round trips (4K: 6000 words)
+     * rather than a chain of them */
     uint32_t *sums = ws_rows (ws);
     const int n = args.key_height + args.key_width;
-    for (int base = threadIdx.x; base < n; base += 8 * kThreads) {
-      uint32_t word[8];
+    const int n_vectors = ((uintptr_t) sums & 15) == 0 ? n / 4 : 0;
+    constexpr int kLoads = 8;
+    auto put =[&](int i, uint32_t v) {
+      if (i < args.key_height)
+        args.row_out[i] = v;
+      else
+        args.column_out[i - args.key_height] = v;
+    };
+    for (int base = threadIdx.x; base < n_vectors;
+        base += kLoads * kThreads) {
+      uint4 v[kLoads];
 #pragma unroll
-      for (int j = 0; j < 8; j++) {
+      for (int j = 0; j < kLoads; j++) {
         const int i = base + j * kThreads;
-        word[j] = i < n ? __ldcg (sums + i) : 0u;
+        v[j] = i < n_vectors ?
+            __ldcg (reinterpret_cast < const uint4 * >(sums) + i) :
+            make_uint4 (0, 0, 0, 0);
       }
 #pragma unroll
-      for (int j = 0; j < 8; j++) {
+      for (int j = 0; j < kLoads; j++) {
         const int i = base + j * kThreads;
-        if (i < n) {
-          if (i < args.key_height)
-            args.row_out[i] = word[j];
-          else
-            args.column_out[i - args.key_height] = word[j];
-          __stcg (sums + i, 0u);
+        if (i < n_vectors) {
+          put (4 * i, v[j].x);
+          put (4 * i + 1, v[j].y);
+          put (4 * i + 2, v[j].z);
+          put (4 * i + 3, v[j].w);
+          __stcg (reinterpret_cast < uint4 * >(sums) + i,
+              make_uint4 (0, 0, 0, 0));
         }
       }
+    }
+    for (int i = 4 * n_vectors + threadIdx.x; i < n; i += kThreads) {
+      put (i, __ldcg (sums + i));
+      __stcg (sums + i, 0u);
     }
   }
 }
@@ -944,6 +1004,12 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     args.flags = flags;
     for (int b = 0; b < 4; b++)
       args.weights[b] = b < p0->bytes_per_pixel ? key->weights[b] : 0;
+    for (int i = 0; i < 3; i++) {
+      args.weight_bytes[i] = 0;
+      for (int b = 0; b < 4; b++)
+        args.weight_bytes[i] |= ((args.weights[b] >> (8 * i)) & 0xffu) <<
+            (8 * b);
+    }
     args.black_threshold = (uint32_t) key->black_threshold;
     args.previous = key->previous;
     args.previous_pitch = key->previous_pitch;
