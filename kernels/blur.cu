@@ -365,8 +365,9 @@ __launch_bounds__ (kVThreads)
  * vertical sum is four.  Every sum is the reference's integer exactly.
  *
  * A block walks down a strip of kMmaStripPx pixels (or the part of one,
- * or of two, that WorkRun gives it), 16 rows at a time.  Each step stages 16 input rows (halo columns included, border rule
- * applied) in shared memory, one plane per channel; the horizontal products
+ * or of two, that WorkRun gives it), 16 rows at a time.  Each step stages
+ * 16 input rows (halo columns included, border rule applied) in shared
+ * memory, one plane per channel (see StepLoader); the horizontal products
  * turn them into 16 rows of t, stored transposed (a column's rows adjacent,
  * as the vertical product's B operand wants them) in a ring of 32 NK rows
  * per column; then the vertical products read the ring and write 16 output
@@ -504,49 +505,6 @@ deinterleave4 (const uint4 & u, uint32_t (&ch)[C])
     ch[2] = __byte_perm (c, d, 0x5410);
     ch[3] = __byte_perm (c, d, 0x7632);
   }
-}
-
-/* A unit of four pixels (4 C bytes) at p, aligned to its size (to 4 for
- * 12 bytes), in one load (three for 12 bytes). */
-template < int C > __device__ __forceinline__ uint4
-load_unit (const uint8_t * p)
-{
-  uint4 u = make_uint4 (0, 0, 0, 0);
-  if constexpr (C == 4) {
-    u = *reinterpret_cast < const uint4 * >(p);
-  } else if constexpr (C == 2) {
-    const uint2 v = *reinterpret_cast < const uint2 * >(p);
-    u.x = v.x;
-    u.y = v.y;
-  } else if constexpr (C == 3) {
-    const uint32_t *q = reinterpret_cast < const uint32_t * >(p);
-    u.x = q[0];
-    u.y = q[1];
-    u.z = q[2];
-  } else {
-    u.x = *reinterpret_cast < const uint32_t * >(p);
-  }
-  return u;
-}
-
-/* The same four pixels byte by byte, each through the border rule: at the
- * frame's edges, on constant rows, and where rows are not aligned. */
-template < int C > __device__ __forceinline__ uint4
-gather_unit (const uint8_t * row, int px0, int width, const BlurArgs & a)
-{
-  uint32_t w[4] = { 0, 0, 0, 0 };
-#pragma unroll
-  for (int p = 0; p < 4; p++) {
-    const int sx = border_index (px0 + p, width, a.border);
-#pragma unroll
-    for (int c = 0; c < C; c++) {
-      const int b = p * C + c;
-      const uint32_t v = (row && sx >= 0) ? row[(size_t) sx * C + c] :
-          (uint32_t) a.border_value[c];
-      w[b / 4] |= v << (8 * (b % 4));
-    }
-  }
-  return make_uint4 (w[0], w[1], w[2], w[3]);
 }
 
 /* Two pixels of C bytes (words[] in memory order) to out: one store where
@@ -697,14 +655,124 @@ copy_unit_async (uint32_t to, const uint8_t * from)
 #endif
 }
 
+/* cp.async of one aligned 4-byte word (sm_80 on; nothing before) */
+__device__ __forceinline__ void
+copy_word_async (uint32_t to, const uint32_t * from)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n"
+      ::"r" (to), "l" (from) : "memory");
+#else
+  (void) to;
+  (void) from;
+#endif
+}
+
+/* The aligned word holding pixel sx of a row of `width` pixels, and the
+ * pixel's first byte in it; nullptr where the pixel's C bytes straddle two
+ * words, or the word reaches outside the row's pixels (which need not be
+ * memory of the frame's). */
+template < int C > __device__ __forceinline__ const uint32_t *
+pixel_word (const uint8_t * row, int sx, int width, int &offset)
+{
+  const uintptr_t b = (uintptr_t) (row + (size_t) sx * C);
+  offset = (int) (b & 3);
+  const uintptr_t w = b - offset;
+  if (offset + C > 4 || w < (uintptr_t) row
+      || w + 4 > (uintptr_t) (row + (size_t) width * C))
+    return nullptr;
+  return reinterpret_cast < const uint32_t * >(w);
+}
+
+/* The two halves of a unit on a frame row that is neither copied whole nor
+ * wholly outside the frame (see StepLoader).  The first issues copies of
+ * the words holding its four pixels, the border rule applied, on frame row
+ * `row`, to the four words of its slot. */
+template < int C > __device__ __forceinline__ void
+issue_border_unit (uint32_t slot, const uint8_t * row, int px0, int width,
+    int border)
+{
+#pragma unroll
+  for (int p = 0; p < 4; p++) {
+    const int sx = border_index (px0 + p, width, border);
+    int offset;
+    const uint32_t *word = sx >= 0 ?
+        pixel_word < C > (row, sx, width, offset) : nullptr;
+    if (word)
+      copy_word_async (slot + 4 * p, word);
+  }
+}
+
+/* The second builds the unit from its slot, as its four pixels of C bytes
+ * would lie in memory: `constant` (C bytes) where the border rule gives no
+ * pixel; a pixel whose word was not copied (see pixel_word) is loaded
+ * now. */
+template < int C > __device__ __forceinline__ uint4
+border_unit (const uint32_t * slot, const uint8_t * row, int px0, int width,
+    int border, uint32_t constant)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int p = 0; p < 4; p++) {
+    const int sx = border_index (px0 + p, width, border);
+    uint32_t v = constant;
+    int offset;
+    if (sx >= 0) {
+      if (pixel_word < C > (row, sx, width, offset)) {
+        v = slot[p] >> (8 * offset);
+      } else {
+        v = 0;
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v |= (uint32_t) row[(size_t) sx * C + c] << (8 * c);
+      }
+    }
+    if constexpr (C == 4) {
+      w[p] = v;
+    } else {
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        const int b = p * C + c;
+        w[b / 4] |= ((v >> (8 * c)) & 0xffu) << (8 * (b % 4));
+      }
+    }
+  }
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+/* Four pixels of C bytes, each `constant` (C bytes), as they would lie in
+ * memory: a unit of a constant row */
+template < int C > __device__ __forceinline__ uint4
+constant_unit (uint32_t constant)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int b = 0; b < 4 * C; b++)
+    w[b / 4] |= ((constant >> (8 * (b % C))) & 0xffu) << (8 * (b % 4));
+  return make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
 /* The input of a step: 16 rows of span pixels from x0 - HALO, unit u (4
- * pixels) at row u / units_per_row.  A unit inside the frame, on an
- * aligned row, is copied to this thread's 16-byte slot of a raw buffer by
- * an asynchronous copy (cp.async: the loads stay in flight during the
- * step's products without holding registers); any other unit is gathered
- * through the border rule when the step is staged.  Staging turns each unit
- * into one word per channel plane.  A thread stages the units it copied,
- * so only cp.async's own wait orders them. */
+ * pixels) at row u / units_per_row.  Every load is asynchronous
+ * (cp.async), issued one step ahead into this thread's 16-byte slot of a
+ * raw buffer: the loads stay in flight during the step's products without
+ * holding registers.  Staging turns each unit into one word per channel
+ * plane.  A thread stages the units it copied, so only cp.async's own wait
+ * orders them.
+ *
+ * - A unit inside the frame, on an aligned row, is one copy.
+ * - A unit of a constant row (the border rule's rows above and below the
+ *   frame) is the constant.
+ * - A unit wholly left or right of the frame is not loaded at all: once the
+ *   step's planes are staged (after a barrier), fill_halo() writes those
+ *   columns from the frame's columns the border rule names, which the span
+ *   holds.  Building them unit by unit instead, each lane with a
+ *   different unit, made the edge strips' blocks run 1.5 times as long as
+ *   the others (they issue more instructions per step than all the rest of
+ *   the step's work), and set the kernel's time.
+ * - Any other unit (on rows that are not aligned, or straddling the frame's
+ *   right edge) is built pixel by pixel through the border rule, from the
+ *   copied frame words that hold its pixels. */
 template < int C, int HALO > struct StepLoader
 {
   using L = MmaLayout < HALO >;
@@ -727,6 +795,19 @@ template < int C, int HALO > struct StepLoader
     return sy >= 0 && rows_aligned && px0 >= 0 && px0 + 4 <= width;
   }
 
+  /* wholly left or right of the frame: left to fill_halo() */
+  __device__ __forceinline__ bool outside (int px0) const
+  {
+    return px0 + 4 <= 0 || px0 >= width;
+  }
+
+  /* whether the span has columns outside the frame (the same for every
+   * thread of the block) */
+  __device__ __forceinline__ bool has_halo () const
+  {
+    return x0 - HALO < 0 || x0 - HALO + L::span > width;
+  }
+
   /* f (u, px0, sy) for each unit of the step that is this thread's */
   template < typename F > __device__ __forceinline__ void
   each_unit (int step, int tid, const BlurArgs & a, F f) const
@@ -746,10 +827,15 @@ template < int C, int HALO > struct StepLoader
       const BlurArgs & a) const
   {
     each_unit (step, tid, a,[&](int u, int px0, int sy) {
-          if (copied (px0, sy))
-            copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
-                    16 * u), src + (size_t) sy * src_pitch +
+          const uint32_t slot = (uint32_t) __cvta_generic_to_shared (raw +
+              16 * u);
+          if (copied (px0, sy)) {
+            copy_unit_async < C > (slot, src + (size_t) sy * src_pitch +
                 (size_t) px0 * C);
+          } else if (sy >= 0 && !outside (px0)) {
+            issue_border_unit < C > (slot, src + (size_t) sy * src_pitch, px0,
+                width, a.border);
+          }
         });
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.commit_group;\n"::: "memory");
@@ -763,11 +849,22 @@ template < int C, int HALO > struct StepLoader
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.wait_group 0;\n"::: "memory");
 #endif
+    uint32_t constant = 0;
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      constant |= (uint32_t) a.border_value[c] << (8 * c);
     each_unit (step, tid, a,[&](int u, int px0, int sy) {
-          const uint4 unit = copied (px0, sy) ?
-              *reinterpret_cast < const uint4 * >(raw + 16 * u) :
-              gather_unit < C > (sy >= 0 ? src + (size_t) sy * src_pitch :
-              nullptr, px0, width, a);
+          uint4 unit;
+          if (copied (px0, sy))
+            unit = *reinterpret_cast < const uint4 * >(raw + 16 * u);
+          else if (sy < 0)
+            unit = constant_unit < C > (constant);
+          else if (outside (px0))
+            return;
+          else
+            unit = border_unit < C > (reinterpret_cast < const uint32_t * >(raw
+                    + 16 * u), src + (size_t) sy * src_pitch, px0, width,
+                a.border, constant);
           uint32_t ch[C];
           deinterleave4 < C > (unit, ch);
           const int rr = u / L::units_per_row;
@@ -777,6 +874,31 @@ template < int C, int HALO > struct StepLoader
             *reinterpret_cast < uint32_t * >(in + c * in_stride +
                 rr * L::in_w + 4 * ux) = ch[c];
         });
+  }
+
+  /* The span's columns outside the frame, in the staged planes: each the
+   * column the border rule names (in the span: at most HALO pixels past
+   * the frame's edge, its reflections lie within the HALO pixels inside
+   * it) or the constant.  Columns further out feed only outputs past the
+   * frame's edge, and get zeros. */
+  __device__ __forceinline__ void fill_halo (uint8_t * in, int in_stride,
+      int tid, const BlurArgs & a) const
+  {
+    const int left = x0 - HALO;
+    const int n_left = max (0, min (L::span, -left));
+    const int right_from = max (n_left, min (L::span, width - left));
+    const int n = n_left + L::span - right_from;
+    for (int i = tid; i < kMmaStep * n; i += kMmaThreads) {
+      const int rr = i / n, k = i - rr * n;
+      const int j = k < n_left ? k : right_from + (k - n_left);
+      const int sx = border_index (left + j, width, a.border);
+      const int from = sx - left;
+      uint8_t *to = in + rr * L::in_w + j;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        to[c * in_stride] = sx < 0 ? (uint8_t) a.border_value[c] :
+            from >= 0 && from < L::span ? to[c * in_stride + from - j] : 0;
+    }
   }
 };
 
@@ -923,6 +1045,10 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
       if (step + 1 < steps)
         loader.issue (raw + ((step + 1) & 1) * raw_bytes, step + 1, tid, a);
       __syncthreads ();
+      if (loader.has_halo ()) {
+        loader.fill_halo (mma_smem, L::channel_bytes, tid, a);
+        __syncthreads ();
+      }
       horizontal (step);
       __syncthreads ();
       if (step >= L::lag)
@@ -996,6 +1122,10 @@ __launch_bounds__ (kMmaThreads, 5)
       if (block < n)
         loader.issue (raw + ((block + 1) & 1) * raw_bytes, block + 1, tid, a);
       __syncthreads ();
+      if (loader.has_halo ()) {
+        loader.fill_halo (in, L::in_bytes, tid, a);
+        __syncthreads ();
+      }
 
       /* the outputs of rows 16 (block - 1) on: two tiles of 8 pixels */
       uint32_t out_rows[2][2][(2 * C + 3) / 4] = { };

@@ -28,8 +28,6 @@
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
-#include <cuda/atomic>
-
 namespace {
 
 constexpr int kBins = CF_HIST_BINS;
@@ -349,7 +347,6 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     uint32_t * __restrict__ out)
 {
   extern __shared__ uint32_t smem[];
-  __shared__ bool last_block;
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int n_warps = blockDim.x >> 5;
@@ -402,22 +399,8 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   }
   constexpr int kCounts = kChannels * kBins;
 
-  /* The last block out publishes the counts and leaves zeros behind.  Its
-   * threads' atomics are ordered before the block's count by the barrier
-   * and thread 0's acquire-release count (cumulative through the
-   * barrier), rather than by a fence in every thread of every block; the
-   * count's acquire orders the last block's loads after every other
-   * block's atomics.  (A full fence on either side of a relaxed count was
-   * 0.3 us slower a launch at 720p and 1080p on an H100.) */
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    cuda::atomic_ref < unsigned int, cuda::thread_scope_device >
-        blocks_done (ws->blocks_done);
-    last_block = blocks_done.fetch_add (1u, cuda::memory_order_acq_rel) ==
-        gridDim.x - 1;
-  }
-  __syncthreads ();
-  if (!last_block)
+  /* The last block out publishes the counts and leaves zeros behind. */
+  if (!cf_block_is_last (&ws->blocks_done))
     return;
   /* every load before any store, from L2 (where the atomics are): one
    * round trip for the whole copy, not one per bin */

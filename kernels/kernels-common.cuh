@@ -5,6 +5,10 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#ifdef __CUDACC__
+#include <cuda/atomic>
+#endif
+
 /* A pitched plane is usable with vector accesses of `bytes` when both its
  * base and its pitch are multiples of `bytes`: then every row is. */
 static inline bool
@@ -23,5 +27,31 @@ cf_forget_earlier_errors (void)
 {
   (void) cudaGetLastError ();
 }
+
+#ifdef __CUDACC__
+/* Called by every thread of a block once it is done adding its results to
+ * global memory with atomics: true, in every thread, for the last block of
+ * the grid to get here, which may then read everything the others added.
+ * The block's atomics are ordered before its count by the barrier and
+ * thread 0's acquire-release count (cumulative through the barrier),
+ * rather than by a fence in every thread of every block; the count's
+ * acquire orders the last block's loads after every other block's
+ * atomics.  (A full fence on either side of a relaxed count was 0.3 us
+ * slower a launch at 720p and 1080p on an H100.) */
+static __device__ __forceinline__ bool
+cf_block_is_last (unsigned int *blocks_done)
+{
+  __shared__ bool last;
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref < unsigned int, cuda::thread_scope_device >
+        count (*blocks_done);
+    last = count.fetch_add (1u, cuda::memory_order_acq_rel) ==
+        gridDim.x - 1;
+  }
+  __syncthreads ();
+  return last;
+}
+#endif
 
 #endif

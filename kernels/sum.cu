@@ -34,8 +34,6 @@
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
-#include <cuda/atomic>
-
 namespace {
 
 constexpr int kWarps = 8;
@@ -489,7 +487,6 @@ struct BlockShared
 {
   uint32_t columns[kWarps * 32 * kMaxChunkPixels];
   uint32_t totals[kWarps][kTotals];
-  bool last_block;
 };
 
 /* Where this thread's chunk of a tile lies. */
@@ -833,22 +830,8 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
     }
   }
 
-  /* The last block out publishes the totals and leaves zeros behind.  Its
-   * threads' atomics are ordered before the block's count by the barrier
-   * and thread 0's acquire-release count (cumulative through the
-   * barrier), rather than by a fence in every thread of every block; the
-   * count's acquire orders the last block's loads after every other
-   * block's atomics.  (A full fence on either side of a relaxed count was
-   * 0.3 us slower a launch at 720p and 1080p on an H100.) */
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    cuda::atomic_ref < unsigned int, cuda::thread_scope_device >
-        blocks_done (ws->blocks_done);
-    sh.last_block = blocks_done.fetch_add (1u, cuda::memory_order_acq_rel) ==
-        gridDim.x - 1;
-  }
-  __syncthreads ();
-  if (!sh.last_block)
+  /* The last block out publishes the totals and leaves zeros behind. */
+  if (!cf_block_is_last (&ws->blocks_done))
     return;
   /* every load before any store, L2 (where the atomics are) to L2 */
   if (threadIdx.x < 4) {
