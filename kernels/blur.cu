@@ -767,9 +767,9 @@ constant_unit (uint32_t constant)
  *   step's planes are staged (after a barrier), fill_halo() writes those
  *   columns from the frame's columns the border rule names, which the span
  *   holds.  Building them unit by unit instead, each lane with a
- *   different unit, made the edge strips' blocks run 1.5 times as long as
- *   the others (they issue more instructions per step than all the rest of
- *   the step's work), and set the kernel's time.
+ *   different unit, cost the edge strips' blocks about as many
+ *   instructions per step as the rest of the step's work: they ran 1.5
+ *   times as long as the others, and set the kernel's time.
  * - Any other unit (on rows that are not aligned, or straddling the frame's
  *   right edge) is built pixel by pixel through the border rule, from the
  *   copied frame words that hold its pixels. */
@@ -876,11 +876,12 @@ template < int C, int HALO > struct StepLoader
         });
   }
 
-  /* The span's columns outside the frame, in the staged planes: each the
-   * column the border rule names (in the span: at most HALO pixels past
-   * the frame's edge, its reflections lie within the HALO pixels inside
-   * it) or the constant.  Columns further out feed only outputs past the
-   * frame's edge, and get zeros. */
+  /* The span's columns outside the frame, in the staged planes: each a
+   * copy of the frame column the border rule names, or the constant.  For
+   * a column at most HALO pixels past the frame's edge, that column is in
+   * the span (the edge column, or a mirror image within HALO pixels of the
+   * edge).  Columns further out feed only outputs past the frame's edge,
+   * and get zeros. */
   __device__ __forceinline__ void fill_halo (uint8_t * in, int in_stride,
       int tid, const BlurArgs & a) const
   {
