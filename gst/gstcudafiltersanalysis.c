@@ -998,3 +998,41 @@ gst_cuda_filters_analysis_class_set_names (GstCudaFiltersAnalysisClass *
   if (!gst_meta_get_info (meta_name))
     gst_meta_register_custom (meta_name, tags, NULL, NULL, NULL);
 }
+
+/**
+ * gst_cuda_filters_structure_take_array:
+ * @s: the structure
+ * @name: the field
+ * @type: G_TYPE_UINT64, G_TYPE_UINT or G_TYPE_DOUBLE
+ * @n: how many values
+ * @values: @n guint64, guint or gdouble
+ *
+ * Sets field @name of @s to a GstValueArray of @values.  Each value is
+ * handed to the array (gst_value_array_append_and_take_value), not copied
+ * into it: a message of 4 x 256 counts then takes about 65 instead of
+ * 115 us to build on a 2-core development machine.  (On the H100's host
+ * that was not what limits cudahist's frame rate with frames already on
+ * the GPU: see docs/notes.md.)
+ */
+void
+gst_cuda_filters_structure_take_array (GstStructure * s, const gchar * name,
+    GType type, guint n, gconstpointer values)
+{
+  GValue array = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&array, n);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, type);
+    if (type == G_TYPE_UINT64)
+      g_value_set_uint64 (&v, ((const guint64 *) values)[i]);
+    else if (type == G_TYPE_UINT)
+      g_value_set_uint (&v, ((const guint *) values)[i]);
+    else
+      g_value_set_double (&v, ((const gdouble *) values)[i]);
+    gst_value_array_append_and_take_value (&array, &v);
+  }
+  gst_structure_take_value (s, name, &array);
+}

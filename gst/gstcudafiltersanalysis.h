@@ -85,5 +85,8 @@ void gst_cuda_filters_analysis_class_add_pad_templates
 void gst_cuda_filters_analysis_class_set_names (GstCudaFiltersAnalysisClass *
     klass, const gchar * message_name, const gchar * meta_name);
 
+void gst_cuda_filters_structure_take_array (GstStructure * s,
+    const gchar * name, GType type, guint n, gconstpointer values);
+
 G_END_DECLS
 #endif /* __GST_CUDA_FILTERS_ANALYSIS_H__ */

@@ -144,20 +144,12 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
 
   gst_structure_set (s, "bins", G_TYPE_UINT, bins, NULL);
   for (c = 0; c < region->n_channels; c++) {
-    GValue array = G_VALUE_INIT, count = G_VALUE_INIT;
     guint64 folded[CF_HIST_BINS] = { 0, };
-    guint b;
 
     for (v = 0; v < CF_HIST_BINS; v++)
       folded[v * bins / CF_HIST_BINS] += sum[c * CF_HIST_BINS + v];
-    gst_value_array_init (&array, bins);
-    g_value_init (&count, G_TYPE_UINT64);
-    for (b = 0; b < bins; b++) {
-      g_value_set_uint64 (&count, folded[b]);
-      gst_value_array_append_value (&array, &count);
-    }
-    g_value_unset (&count);
-    gst_structure_take_value (s, region->channel_names[c], &array);
+    gst_cuda_filters_structure_take_array (s, region->channel_names[c],
+        G_TYPE_UINT64, bins, folded);
   }
 }
 

@@ -530,28 +530,6 @@ percentile (const guint64 * counts, guint64 n, guint p)
   return CF_HIST_BINS - 1;
 }
 
-static void
-set_array (GstStructure * s, const gchar * name, GType type, guint n,
-    const gpointer values)
-{
-  GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
-  guint i;
-
-  gst_value_array_init (&array, n);
-  g_value_init (&v, type);
-  for (i = 0; i < n; i++) {
-    if (type == G_TYPE_UINT64)
-      g_value_set_uint64 (&v, ((const guint64 *) values)[i]);
-    else if (type == G_TYPE_UINT)
-      g_value_set_uint (&v, ((const guint *) values)[i]);
-    else
-      g_value_set_double (&v, ((const gdouble *) values)[i]);
-    gst_value_array_append_value (&array, &v);
-  }
-  g_value_unset (&v);
-  gst_structure_take_value (s, name, &array);
-}
-
 /* sqrt (n q - s^2) / n, the numerator exact */
 static gdouble
 stddev_of (guint64 n, guint64 s, guint64 q)
@@ -600,11 +578,12 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     mins[c] = samples ? t->min[c] : 0;
     maxs[c] = samples ? t->max[c] : 0;
   }
-  set_array (s, "sum", G_TYPE_UINT64, n, sums);
-  set_array (s, "mean", G_TYPE_DOUBLE, n, means);
-  set_array (s, "min", G_TYPE_UINT, n, mins);
-  set_array (s, "max", G_TYPE_UINT, n, maxs);
-  set_array (s, "stddev", G_TYPE_DOUBLE, n, stddevs);
+  gst_cuda_filters_structure_take_array (s, "sum", G_TYPE_UINT64, n, sums);
+  gst_cuda_filters_structure_take_array (s, "mean", G_TYPE_DOUBLE, n, means);
+  gst_cuda_filters_structure_take_array (s, "min", G_TYPE_UINT, n, mins);
+  gst_cuda_filters_structure_take_array (s, "max", G_TYPE_UINT, n, maxs);
+  gst_cuda_filters_structure_take_array (s, "stddev", G_TYPE_DOUBLE, n,
+      stddevs);
 
   if (t->has & HAS_HISTOGRAM) {
     guint low[CF_HIST_MAX_CHANNELS], median[CF_HIST_MAX_CHANNELS],
@@ -621,9 +600,9 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
       median[c] = percentile (counts, samples, 50);
       high[c] = percentile (counts, samples, 90);
     }
-    set_array (s, "low", G_TYPE_UINT, n, low);
-    set_array (s, "median", G_TYPE_UINT, n, median);
-    set_array (s, "high", G_TYPE_UINT, n, high);
+    gst_cuda_filters_structure_take_array (s, "low", G_TYPE_UINT, n, low);
+    gst_cuda_filters_structure_take_array (s, "median", G_TYPE_UINT, n, median);
+    gst_cuda_filters_structure_take_array (s, "high", G_TYPE_UINT, n, high);
   }
 
   if ((t->has & HAS_PROFILES) && t->profile_frames > 0) {
@@ -640,8 +619,10 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     for (i = 0; i < t->profile_width; i++)
       means_x[i] = t->profile_height ? (gdouble) columns[i] /
           ((gdouble) t->profile_frames * t->profile_height) : 0.0;
-    set_array (s, "row-means", G_TYPE_DOUBLE, t->profile_height, means_y);
-    set_array (s, "column-means", G_TYPE_DOUBLE, t->profile_width, means_x);
+    gst_cuda_filters_structure_take_array (s, "row-means", G_TYPE_DOUBLE,
+        t->profile_height, means_y);
+    gst_cuda_filters_structure_take_array (s, "column-means", G_TYPE_DOUBLE,
+        t->profile_width, means_x);
     g_free (means_y);
     g_free (means_x);
   }
