@@ -18,11 +18,15 @@
  * to finish copies the counts out and zeroes them for the next launch, so a
  * frame is one launch.
  *
- * A warp takes one segment of a row at a time: the row's bytes up to the
- * first 16-byte boundary (the head) and after the last whole unit (the tail)
- * one per lane; the body in between in 16-byte vectors (48 bytes for 3-byte
- * pixels, so that a unit holds whole pixels), several per lane loaded
- * before any is counted, to keep enough bytes in flight.
+ * A warp takes one segment at a time: up to 32 x units_per_lane() units of
+ * 16 bytes (48 for 3-byte pixels, so that a unit holds whole pixels),
+ * several per lane loaded before any is counted, to keep enough bytes in
+ * flight.  A plane is cut row by row: a row's bytes up to the first
+ * 16-byte boundary (the head) and after the last whole unit (the tail) one
+ * per lane, the body in between in segments.  Where rows are short (NV12
+ * 1080p: 120 units a row against a segment's 256) and whole aligned units,
+ * the plane is instead one run of units numbered row after row, and a
+ * segment spans rows (cut_plane).
  *
  * CPU reference: hist-reference.c, the same counts. */
 #include "cudafilters-kernels.h"
@@ -67,8 +71,12 @@ struct PlaneArgs
   int row_bytes;
   int rows;
   int bpp;
-  int segments;                 /* per row */
+  int segments;                 /* per row; 0: the plane is one run of units */
   int first_item;               /* of this plane in the launch's items */
+  int items;                    /* of this plane */
+  int units;                    /* one run of units: how many */
+  int units_per_row;            /* one run of units: per row, at least 2 */
+  uint64_t row_of_unit;         /* one run of units: ceil (2^64 / units_per_row) */
   int channel_of_sub[4];        /* sub-counter -> channel, -1: not counted */
 };
 
@@ -148,9 +156,10 @@ flush_counters (uint32_t * counters, uint32_t * sub_hist, int lane,
   __syncwarp ();
 }
 
-/* What a warp counts of one item: a segment of a row.  The body is units
- * [u0, u1) of 16 (or 48) bytes from `body`, which is 16-byte aligned at
- * row byte index `head`. */
+/* What a warp counts of one item: a segment, units [u0, u1) of 16 (or 48)
+ * bytes.  Of a row: from `body`, which is 16-byte aligned at row byte
+ * index `head`.  Of a run: unit u is unit u % units_per_row of row
+ * u / units_per_row from `body`, the plane's first byte. */
 struct Segment
 {
   const uint8_t *row;
@@ -161,13 +170,21 @@ struct Segment
   bool first, last;             /* of its row: counts head / tail bytes */
 };
 
-template < int BPP > __device__ __forceinline__ Segment
+template < int BPP, bool RUN > __device__ __forceinline__ Segment
 segment_of (const PlaneArgs & pl, int item)
 {
   constexpr int UNIT = unit_bytes < BPP > ();
   constexpr int SEGMENT_UNITS = 32 * units_per_lane < BPP > ();
   Segment s;
   int local = item - pl.first_item;
+  if constexpr (RUN) {
+    s.row = s.body = pl.data;
+    s.head = s.tail_from = 0;
+    s.u0 = local * SEGMENT_UNITS;
+    s.u1 = min (pl.units, s.u0 + SEGMENT_UNITS);
+    s.first = s.last = false;
+    return s;
+  }
   int y = local / pl.segments;
   int seg = local - y * pl.segments;
   s.row = pl.data + (size_t) y * pl.pitch;
@@ -187,26 +204,47 @@ segment_of (const PlaneArgs & pl, int item)
 template < int BPP > using BodyWords =
     uint32_t[units_per_lane < BPP > ()][unit_bytes < BPP > () / 4];
 
+template < int BPP > __device__ __forceinline__ void
+load_unit (const uint8_t * p, uint32_t (&w)[unit_bytes < BPP > () / 4])
+{
+  const uint4 *v = reinterpret_cast < const uint4 * >(p);
+#pragma unroll
+  for (int j = 0; j < unit_bytes < BPP > () / 16; j++) {
+    uint4 q = __ldg (v + j);
+    w[4 * j + 0] = q.x;
+    w[4 * j + 1] = q.y;
+    w[4 * j + 2] = q.z;
+    w[4 * j + 3] = q.w;
+  }
+}
+
 /* Issues a segment's body loads (lane l: units u0 + l, u0 + l + 32, ...);
  * nothing waits for them until the words are counted. */
-template < int BPP > __device__ __forceinline__ void
-load_body (const Segment & s, int lane, BodyWords < BPP > &words)
+template < int BPP, bool RUN > __device__ __forceinline__ void
+load_body (const PlaneArgs & pl, const Segment & s, int lane,
+    BodyWords < BPP > &words)
 {
   constexpr int U = units_per_lane < BPP > ();
-  constexpr int WORDS = unit_bytes < BPP > () / 4;
+  constexpr size_t UNIT = unit_bytes < BPP > ();
+  if constexpr (!RUN) {
+    /* one row: the units at fixed offsets, no arithmetic per unit */
 #pragma unroll
-  for (int i = 0; i < U; i++) {
-    int u = s.u0 + lane + 32 * i;
-    if (u < s.u1) {
-      const uint4 *v = reinterpret_cast < const uint4 * >(s.body +
-          (size_t) u * unit_bytes < BPP > ());
+    for (int i = 0; i < U; i++) {
+      const int u = s.u0 + lane + 32 * i;
+      if (u < s.u1)
+        load_unit < BPP > (s.body + u * UNIT, words[i]);
+    }
+  } else {
 #pragma unroll
-      for (int j = 0; j < WORDS / 4; j++) {
-        uint4 q = __ldg (v + j);
-        words[i][4 * j + 0] = q.x;
-        words[i][4 * j + 1] = q.y;
-        words[i][4 * j + 2] = q.z;
-        words[i][4 * j + 3] = q.w;
+    for (int i = 0; i < U; i++) {
+      const int u = s.u0 + lane + 32 * i;
+      if (u < s.u1) {
+        /* exact for any u < 2^31: the rounding up of row_of_unit adds
+         * less than 1 / units_per_row to the quotient */
+        const int y = (int) __umul64hi ((uint64_t) u, pl.row_of_unit);
+        const int x = u - y * pl.units_per_row;
+        load_unit < BPP > (s.body + (size_t) y * pl.pitch + x * UNIT,
+            words[i]);
       }
     }
   }
@@ -251,10 +289,15 @@ count_bytes (const uint8_t * row, int from, int to, int lane,
 }
 
 /* Counts a segment whose body words are loaded. */
-template < int BPP > __device__ __forceinline__ void
+template < int BPP, bool RUN > __device__ __forceinline__ void
 count_segment (const Segment & s, const PlaneArgs & pl, int lane,
     uint8_t * warp_counters, const BodyWords < BPP > &words)
 {
+  if constexpr (RUN) {
+    /* aligned rows of whole units: no head, no tail */
+    count_body < BPP, 0 > (s, lane, warp_counters, words);
+    return;
+  }
   if (s.first)
     count_bytes < BPP > (s.row, 0, s.head, lane, warp_counters);
   if (s.u0 < s.u1) {
@@ -293,8 +336,10 @@ clear_warp_words (uint32_t * counters, int lane)
 /* This warp's items of one plane, from `item` on.  The next item's loads
  * are issued before the current item is counted, so a warp's memory
  * requests stay in flight while it counts; its words move over when they
- * have arrived, by then long since. */
-template < int BPP > __device__ void
+ * have arrived, by then long since.  RUN: the plane is one run of units
+ * (cut_plane); the two ways have code of their own, as sharing it made
+ * the rows' way 6-9% slower on the H100. */
+template < int BPP, bool RUN > __device__ void
 count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
     int lane, uint32_t * counters, uint32_t * sub_hist, bool last_plane,
     bool &cleared)
@@ -305,8 +350,8 @@ count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
   BodyWords < BPP > words, next_words;
 
   if (item < plane_end) {
-    Segment s = segment_of < BPP > (pl, item);
-    load_body < BPP > (s, lane, words);
+    Segment s = segment_of < BPP, RUN > (pl, item);
+    load_body < BPP, RUN > (pl, s, lane, words);
     /* the counters are cleared while the first loads are in flight */
     if (!cleared) {
       clear_warp_words (counters, lane);
@@ -317,15 +362,15 @@ count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
       const bool more = item < plane_end;
       Segment next = s;
       if (more) {
-        next = segment_of < BPP > (pl, item);
-        load_body < BPP > (next, lane, next_words);
+        next = segment_of < BPP, RUN > (pl, item);
+        load_body < BPP, RUN > (pl, next, lane, next_words);
       }
       if (growth + GROWTH > 255) {
         flush_counters (counters, sub_hist, lane, pl.channel_of_sub, true);
         growth = 0;
       }
       growth += GROWTH;
-      count_segment < BPP > (s, pl, lane, warp_counters, words);
+      count_segment < BPP, RUN > (s, pl, lane, warp_counters, words);
       if (!more)
         break;
       s = next;
@@ -338,6 +383,20 @@ count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
   }
   /* the next plane needs zeros; after the last nothing reads them */
   flush_counters (counters, sub_hist, lane, pl.channel_of_sub, !last_plane);
+}
+
+/* The kernel for 3-byte pixels has no runs (see cut_plane). */
+template < int BPP, bool RUNS > __device__ __forceinline__ void
+count_plane_as (bool run, const PlaneArgs & pl, int plane_end, int &item,
+    int item_stride, int lane, uint32_t * counters, uint32_t * sub_hist,
+    bool last_plane, bool &cleared)
+{
+  if (RUNS && run)
+    count_plane < BPP, RUNS > (pl, plane_end, item, item_stride, lane,
+        counters, sub_hist, last_plane, cleared);
+  else
+    count_plane < BPP, false > (pl, plane_end, item, item_stride, lane,
+        counters, sub_hist, last_plane, cleared);
 }
 
 /* RGB3 (3-byte pixels) needs more registers than the others, so it has a
@@ -358,27 +417,28 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   const int item_stride = gridDim.x * n_warps;
   for (int p = 0; p < args.n_planes; p++) {
     const PlaneArgs & pl = args.plane[p];
-    int end = pl.first_item + pl.rows * pl.segments;
+    int end = pl.first_item + pl.items;
     if (item >= end)
       continue;
     const bool last_plane = p == args.n_planes - 1;
+    const bool run = pl.segments == 0;
     switch (pl.bpp) {
       case 1:
-        count_plane < 1 > (pl, end, item, item_stride, lane, counters,
-            sub_hist, last_plane, cleared);
+        count_plane_as < 1, !RGB3 > (run, pl, end, item, item_stride, lane,
+            counters, sub_hist, last_plane, cleared);
         break;
       case 2:
-        count_plane < 2 > (pl, end, item, item_stride, lane, counters,
-            sub_hist, last_plane, cleared);
+        count_plane_as < 2, !RGB3 > (run, pl, end, item, item_stride, lane,
+            counters, sub_hist, last_plane, cleared);
         break;
       case 3:
         if constexpr (RGB3)
-          count_plane < 3 > (pl, end, item, item_stride, lane, counters,
-              sub_hist, last_plane, cleared);
+          count_plane_as < 3, !RGB3 > (run, pl, end, item, item_stride, lane,
+              counters, sub_hist, last_plane, cleared);
         break;
       default:
-        count_plane < 4 > (pl, end, item, item_stride, lane, counters,
-            sub_hist, last_plane, cleared);
+        count_plane_as < 4, !RGB3 > (run, pl, end, item, item_stride, lane,
+            counters, sub_hist, last_plane, cleared);
         break;
     }
   }
@@ -468,13 +528,39 @@ kernel_shape (Shape * shape)
   return cudaSuccess;
 }
 
-template < int BPP > int
-segments_per_row (long long row_bytes)
+/* Cuts a plane into items and returns how many: segments of rows, or, if
+ * `runs`, one run of units where every row is whole aligned units and that
+ * at least halves the items.  A run costs a division per unit for its
+ * address, where a row's units are at fixed offsets: on the H100 runs
+ * made 4K and 8K RGBA 13% and 10% slower, and NV12 1080p, whose rows are
+ * under half a segment, 29% faster (docs/notes.md).  The kernel that
+ * counts 3-byte pixels has no runs: their code made it 20% slower. */
+template < int BPP > long long
+cut_plane (PlaneArgs * pl, bool runs)
 {
-  long long units = row_bytes / unit_bytes < BPP > ();
-  long long per_segment = 32 * units_per_lane < BPP > ();
-  return units > per_segment ? (int) ((units + per_segment - 1) / per_segment)
-      : 1;
+  constexpr long long UNIT = unit_bytes < BPP > ();
+  constexpr long long SEGMENT_UNITS = 32 * units_per_lane < BPP > ();
+  const long long units_per_row = pl->row_bytes / UNIT;
+  const long long units = units_per_row * pl->rows;
+  const long long run_items = (units + SEGMENT_UNITS - 1) / SEGMENT_UNITS;
+  pl->segments = units_per_row > SEGMENT_UNITS ?
+      (int) ((units_per_row + SEGMENT_UNITS - 1) / SEGMENT_UNITS) : 1;
+  const long long row_items = (long long) pl->segments * pl->rows;
+  pl->units = 0;
+  pl->units_per_row = 1;
+  pl->row_of_unit = 0;
+  if (runs && pl->row_bytes % UNIT == 0 && units_per_row >= 2
+      && units <= INT32_MAX
+      && ((uintptr_t) pl->data & 15) == 0
+      && (pl->rows == 1 || pl->pitch % 16 == 0)
+      && 2 * run_items <= row_items) {
+    pl->segments = 0;
+    pl->units = (int) units;
+    pl->units_per_row = (int) units_per_row;
+    pl->row_of_unit = UINT64_MAX / (uint64_t) units_per_row + 1;
+    return run_items;
+  }
+  return row_items;
 }
 
 }                               /* namespace */
@@ -503,6 +589,8 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
   if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !counts || !workspace
       || (n_planes > 0 && !planes))
     return cudaErrorInvalidValue;
+  for (int p = 0; p < n_planes; p++)
+    rgb3 |= planes[p].bytes_per_pixel == 3;
   for (int p = 0; p < n_planes; p++) {
     const CfSamplePlane *in = &planes[p];
     PlaneArgs *pl = &args.plane[args.n_planes];
@@ -525,18 +613,19 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     pl->row_bytes = (int) row_bytes;
     pl->rows = in->height;
     pl->bpp = bpp;
+    long long plane_items;
     switch (bpp) {
       case 1:
-        pl->segments = segments_per_row < 1 > (row_bytes);
+        plane_items = cut_plane < 1 > (pl, !rgb3);
         break;
       case 2:
-        pl->segments = segments_per_row < 2 > (row_bytes);
+        plane_items = cut_plane < 2 > (pl, !rgb3);
         break;
       case 3:
-        pl->segments = segments_per_row < 3 > (row_bytes);
+        plane_items = cut_plane < 3 > (pl, !rgb3);
         break;
       default:
-        pl->segments = segments_per_row < 4 > (row_bytes);
+        plane_items = cut_plane < 4 > (pl, !rgb3);
         break;
     }
     pl->first_item = (int) items;
@@ -545,10 +634,10 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     for (int s = 0; s < 4; s++)
       pl->channel_of_sub[s] = bpp == 3 ? (s < 3 ? in->channel[s] : -1) :
           in->channel[s % bpp];
-    rgb3 |= bpp == 3;
-    items += (long long) pl->segments * in->height;
+    items += plane_items;
     if (items > INT32_MAX / 2)
       return cudaErrorInvalidValue;
+    pl->items = (int) plane_items;
     args.n_planes++;
   }
 

@@ -491,6 +491,10 @@ GST_START_TEST (test_hist_equals_reference)
     run_hist_layouts (17, 5, PITCH_MISALIGNED, content);
   }
   run_hist_layouts (3840, 2160, PITCH_TIGHT, CONTENT_RANDOM);
+  /* short rows of whole aligned units in padded planes: counted as one
+   * run of units, segments spanning rows */
+  run_hist_layouts (8, 1081, PITCH_PADDED, CONTENT_RANDOM);
+  run_hist_layouts (256, 67, PITCH_PADDED, CONTENT_GRADIENT);
 }
 
 GST_END_TEST;
@@ -503,6 +507,8 @@ GST_START_TEST (test_hist_regions)
   } roi[] = {
     {0, 0, 1, 1}, {1, 1, 1, 1}, {3, 2, 7, 5}, {5, 0, 600, 1}, {0, 17, 1, 300},
     {13, 11, 1001, 777}, {1920, 1080, 1, 1},
+    /* aligned regions of whole units (padded mode): one run of units */
+    {16, 2, 64, 9}, {4, 3, 100, 50},
   };
   HistPlaneSpec rgba = hist_rgba, bgr = hist_bgr;
   HistPlaneSpec nv12[2] = { {1921, 1081, 1, {0, -1, -1, -1}},

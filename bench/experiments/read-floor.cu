@@ -1,0 +1,379 @@
+/* Experiment (not part of the plugin): how fast can one launch read a frame
+ * and reduce it, on this GPU?  cudasum and cudahist only read their frame,
+ * so this is their floor, measured rather than taken from the copy.  Each
+ * variant adds every 32-bit word of a tightly pitched RGBA frame into one
+ * total (checked against the host's before timing), so no load can be
+ * dropped:
+ *   regs U        a thread loads U 16-byte vectors, all issued before the
+ *                 first is used; one thread per U vectors
+ *   stride U B    one wave (B blocks per SM), a grid-stride loop of U vectors
+ *   l2hint U      regs U with `ld.global.nc.L2::256B` (prefetch the sector
+ *                 group into L2)
+ *   bulk S C B    the copy engine (`cp.async.bulk`) fills S shared stages of
+ *                 C bytes per block, completing on mbarriers; B blocks per
+ *                 SM, chunks handed out round-robin; the threads sum the
+ *                 staged words
+ *   memcpy        cudaMemcpyAsync device to device of the same bytes (reads
+ *                 and writes them: twice the traffic)
+ * Per launch: events around one launch, median of 200 after 30 warm-up,
+ * frames rotated over >= 256 MB so the 50 MB L2 cannot hold them.
+ * Sustained: 20 launches between one pair of events, divided by 20.
+ * Results and conclusions: docs/notes.md (cudasum).
+ *   read-floor */
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  std::fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorName (e_)); \
+  std::exit (2); } } while (0)
+
+static const int kThreads = 256;
+
+__device__ __forceinline__ unsigned
+vector_sum (uint4 v)
+{
+  return v.x + v.y + v.z + v.w;
+}
+
+__device__ __forceinline__ void
+block_total (unsigned sum, unsigned *out)
+{
+  __shared__ unsigned warp_sums[kThreads / 32];
+  for (int o = 16; o; o >>= 1)
+    sum += __shfl_xor_sync (0xffffffffu, sum, o);
+  if ((threadIdx.x & 31) == 0)
+    warp_sums[threadIdx.x >> 5] = sum;
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    unsigned total = 0;
+    for (int w = 0; w < kThreads / 32; w++)
+      total += warp_sums[w];
+    atomicAdd (out, total);
+  }
+}
+
+__device__ __forceinline__ uint4
+load_l2_256 (const uint4 *p)
+{
+  uint4 v;
+  asm volatile ("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+      : "=r" (v.x), "=r" (v.y), "=r" (v.z), "=r" (v.w) : "l" (p));
+  return v;
+}
+
+template < int U, bool HINT > __global__ void
+__launch_bounds__ (kThreads)
+read_regs (const uint4 *frame, size_t vectors, unsigned *out)
+{
+  const size_t base = (size_t) blockIdx.x * kThreads * U + threadIdx.x;
+  uint4 v[U];
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const size_t i = base + (size_t) u * kThreads;
+    v[u] = i < vectors ? (HINT ? load_l2_256 (frame + i) : frame[i]) :
+        make_uint4 (0, 0, 0, 0);
+  }
+  unsigned sum = 0;
+#pragma unroll
+  for (int u = 0; u < U; u++)
+    sum += vector_sum (v[u]);
+  block_total (sum, out);
+}
+
+template < int U > __global__ void
+__launch_bounds__ (kThreads)
+read_stride (const uint4 *frame, size_t vectors, unsigned *out)
+{
+  const size_t step = (size_t) gridDim.x * kThreads;
+  unsigned sum = 0;
+  for (size_t i = (size_t) blockIdx.x * kThreads + threadIdx.x; i < vectors;
+      i += step * U) {
+    uint4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const size_t j = i + u * step;
+      v[u] = j < vectors ? frame[j] : make_uint4 (0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      sum += vector_sum (v[u]);
+  }
+  block_total (sum, out);
+}
+
+/* The bulk copy engine.  One thread issues, every thread waits on the
+ * stage's mbarrier (phase parity), sums, and a barrier frees the stage. */
+__device__ __forceinline__ unsigned
+shared_address (const void *p)
+{
+  return (unsigned) __cvta_generic_to_shared (p);
+}
+
+__device__ __forceinline__ void
+issue_bulk (void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+  asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+      :: "r" (shared_address (bar)), "r" (bytes) : "memory");
+  asm volatile ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
+      "::bytes [%0], [%1], %2, [%3];"
+      :: "r" (shared_address (dst)), "l" (src), "r" (bytes),
+      "r" (shared_address (bar)) : "memory");
+}
+
+__device__ __forceinline__ void
+wait_phase (uint64_t *bar, unsigned parity)
+{
+  unsigned done;
+  do {
+    asm volatile ("{ .reg .pred p;\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p; }"
+        : "=r" (done) : "r" (shared_address (bar)), "r" (parity) : "memory");
+  } while (!done);
+}
+
+__device__ __forceinline__ unsigned
+chunk_bytes (size_t total, size_t chunk, size_t c)
+{
+  const size_t rest = total - c * chunk;
+  return (unsigned) (rest < chunk ? rest : chunk);
+}
+
+template < int STAGES, int CHUNK > __global__ void
+__launch_bounds__ (kThreads)
+read_bulk (const uint4 *frame, size_t vectors, unsigned *out)
+{
+  extern __shared__ __align__ (128) unsigned char staged[];
+  __shared__ __align__ (8) uint64_t full[STAGES];
+  const size_t bytes = vectors * 16;
+  const size_t chunks = (bytes + CHUNK - 1) / CHUNK;
+  const unsigned char *src = (const unsigned char *) frame;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; s++)
+      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;"
+          :: "r" (shared_address (&full[s])));
+    asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < STAGES; s++) {
+      const size_t c = blockIdx.x + (size_t) s * gridDim.x;
+      if (c < chunks)
+        issue_bulk (staged + s * CHUNK, src + c * CHUNK,
+            chunk_bytes (bytes, CHUNK, c),
+            &full[s]);
+    }
+  }
+  __syncthreads ();
+  unsigned sum = 0;
+  for (int k = 0;; k++) {
+    const size_t c = blockIdx.x + (size_t) k * gridDim.x;
+    if (c >= chunks)
+      break;
+    const int s = k % STAGES;
+    wait_phase (&full[s], (k / STAGES) & 1);
+    const int n = (int) chunk_bytes (bytes, CHUNK, c) / 16;
+    const uint4 *stage = (const uint4 *) (staged + s * CHUNK);
+#pragma unroll 4
+    for (int i = threadIdx.x; i < n; i += kThreads)
+      sum += vector_sum (stage[i]);
+    __syncthreads ();
+    const size_t next = c + (size_t) STAGES * gridDim.x;
+    if (threadIdx.x == 0 && next < chunks)
+      issue_bulk (staged + s * CHUNK, src + next * CHUNK,
+          chunk_bytes (bytes, CHUNK, next),
+          &full[s]);
+  }
+  block_total (sum, out);
+}
+
+struct Variant
+{
+  const char *name;
+  void (*kernel) (const uint4 *, size_t, unsigned *);
+  int per_thread;               /* vectors per thread (regs), else 0 */
+  int blocks_per_sm;            /* one wave of this many (stride, bulk) */
+  size_t shared;                /* dynamic shared memory (bulk) */
+};
+
+static int g_sms;
+
+static int
+grid_of (const Variant & v, size_t vectors)
+{
+  if (v.per_thread)
+    return (int) ((vectors + (size_t) kThreads * v.per_thread - 1) /
+        ((size_t) kThreads * v.per_thread));
+  return g_sms * v.blocks_per_sm;
+}
+
+static float
+median (std::vector < float >&t)
+{
+  std::sort (t.begin (), t.end ());
+  return t[t.size () / 2];
+}
+
+int
+main ()
+{
+  CHECK (cudaDeviceGetAttribute (&g_sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaDeviceProp prop;
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  std::printf ("# %s, %d SMs, L2 %d MB\n", prop.name, g_sms,
+      prop.l2CacheSize >> 20);
+
+  const Variant variants[] = {
+    {"regs 1", read_regs < 1, false >, 1, 0, 0},
+    {"regs 2", read_regs < 2, false >, 2, 0, 0},
+    {"regs 4", read_regs < 4, false >, 4, 0, 0},
+    {"regs 8", read_regs < 8, false >, 8, 0, 0},
+    {"l2hint 4", read_regs < 4, true >, 4, 0, 0},
+    {"stride 4 x8", read_stride < 4 >, 0, 8, 0},
+    {"stride 8 x4", read_stride < 8 >, 0, 4, 0},
+    {"stride 8 x8", read_stride < 8 >, 0, 8, 0},
+    {"bulk 4 16K x2", read_bulk < 4, 16384 >, 0, 2, 4 * 16384},
+    {"bulk 8 8K x2", read_bulk < 8, 8192 >, 0, 2, 8 * 8192},
+    {"bulk 4 8K x4", read_bulk < 4, 8192 >, 0, 4, 4 * 8192},
+    {"bulk 6 32K x1", read_bulk < 6, 32768 >, 0, 1, 6 * 32768},
+    {"bulk 3 32K x2", read_bulk < 3, 32768 >, 0, 2, 3 * 32768},
+    {"bulk 4 4K x8", read_bulk < 4, 4096 >, 0, 8, 4 * 4096},
+  };
+
+  /* The copy bandwidth, as kernel-bench measures it: 512 MiB device to
+   * device, bytes read plus bytes written. */
+  double copy_gbs;
+  {
+    const size_t big = 512u << 20;
+    void *a, *b;
+    CHECK (cudaMalloc (&a, big));
+    CHECK (cudaMalloc (&b, big));
+    cudaEvent_t e0, e1;
+    CHECK (cudaEventCreate (&e0));
+    CHECK (cudaEventCreate (&e1));
+    std::vector < float >t;
+    for (int r = 0; r < 12; r++) {
+      CHECK (cudaEventRecord (e0));
+      CHECK (cudaMemcpyAsync (b, a, big, cudaMemcpyDeviceToDevice));
+      CHECK (cudaEventRecord (e1));
+      CHECK (cudaEventSynchronize (e1));
+      float ms;
+      CHECK (cudaEventElapsedTime (&ms, e0, e1));
+      if (r >= 2)
+        t.push_back (ms);
+    }
+    copy_gbs = 2.0 * big / (median (t) * 1e6);
+    CHECK (cudaFree (a));
+    CHECK (cudaFree (b));
+  }
+  std::printf ("# copy bandwidth %.0f GB/s (512 MiB, read + write)\n",
+      copy_gbs);
+  std::printf ("size,variant,MB,launch_us,sustained_us,floor_us,x_floor\n");
+
+  const struct { const char *name; int w, h; } sizes[] = {
+    {"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160},
+    {"8K", 7680, 4320},
+  };
+  unsigned *out;
+  CHECK (cudaMalloc (&out, 4));
+  cudaEvent_t e0, e1;
+  CHECK (cudaEventCreate (&e0));
+  CHECK (cudaEventCreate (&e1));
+  for (const auto & size:sizes) {
+    const size_t bytes = (size_t) size.w * size.h * 4, vectors = bytes / 16;
+    const int frames = (int) std::max < size_t > (3, ((256u << 20) + bytes -
+            1) / bytes);
+    std::vector < uint4 * >frame (frames);
+    std::vector < unsigned >expected (frames);
+    std::vector < unsigned >host (bytes / 4);
+    uint32_t x = 12345;
+    for (int f = 0; f < frames; f++) {
+      unsigned total = 0;
+      for (auto & word:host) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        word = x;
+        total += x;
+      }
+      expected[f] = total;
+      CHECK (cudaMalloc (&frame[f], bytes));
+      CHECK (cudaMemcpy (frame[f], host.data (), bytes,
+              cudaMemcpyHostToDevice));
+    }
+    void *scratch;
+    CHECK (cudaMalloc (&scratch, bytes));
+    const double floor_us = bytes / (copy_gbs * 1e3);
+
+    for (const auto & v:variants) {
+      if (v.shared)
+        CHECK (cudaFuncSetAttribute (v.kernel,
+                cudaFuncAttributeMaxDynamicSharedMemorySize, (int) v.shared));
+      const int grid = grid_of (v, vectors);
+      bool ok = true;
+      for (int f = 0; f < std::min (frames, 2); f++) {
+        unsigned got;
+        CHECK (cudaMemset (out, 0, 4));
+        v.kernel <<< grid, kThreads, v.shared >>> (frame[f], vectors, out);
+        CHECK (cudaGetLastError ());
+        CHECK (cudaMemcpy (&got, out, 4, cudaMemcpyDeviceToHost));
+        ok = ok && got == expected[f];
+      }
+      if (!ok) {
+        std::printf ("%s,%s,WRONG TOTAL\n", size.name, v.name);
+        continue;
+      }
+      std::vector < float >t;
+      for (int r = 0; r < 230; r++) {
+        CHECK (cudaEventRecord (e0));
+        v.kernel <<< grid, kThreads, v.shared >>> (frame[r % frames], vectors,
+            out);
+        CHECK (cudaEventRecord (e1));
+        CHECK (cudaEventSynchronize (e1));
+        float ms;
+        CHECK (cudaEventElapsedTime (&ms, e0, e1));
+        if (r >= 30)
+          t.push_back (ms);
+      }
+      std::vector < float >s;
+      for (int r = 0; r < 12; r++) {
+        CHECK (cudaEventRecord (e0));
+        for (int k = 0; k < 20; k++)
+          v.kernel <<< grid, kThreads, v.shared >>> (frame[(r * 20 + k) %
+                  frames], vectors, out);
+        CHECK (cudaEventRecord (e1));
+        CHECK (cudaEventSynchronize (e1));
+        float ms;
+        CHECK (cudaEventElapsedTime (&ms, e0, e1));
+        if (r >= 2)
+          s.push_back (ms / 20);
+      }
+      const double us = median (t) * 1e3;
+      std::printf ("%s,%s,%.1f,%.2f,%.2f,%.2f,%.2f\n", size.name, v.name,
+          bytes / 1e6, us, median (s) * 1e3, floor_us, us / floor_us);
+    }
+    {
+      std::vector < float >t;
+      for (int r = 0; r < 230; r++) {
+        CHECK (cudaEventRecord (e0));
+        CHECK (cudaMemcpyAsync (scratch, frame[r % frames], bytes,
+                cudaMemcpyDeviceToDevice));
+        CHECK (cudaEventRecord (e1));
+        CHECK (cudaEventSynchronize (e1));
+        float ms;
+        CHECK (cudaEventElapsedTime (&ms, e0, e1));
+        if (r >= 30)
+          t.push_back (ms);
+      }
+      const double us = median (t) * 1e3;
+      std::printf ("%s,memcpy (2x traffic),%.1f,%.2f,,%.2f,%.2f\n",
+          size.name, bytes / 1e6, us, 2 * floor_us, us / (2 * floor_us));
+    }
+    for (auto f:frame)
+      CHECK (cudaFree (f));
+    CHECK (cudaFree (scratch));
+  }
+  return 0;
+}
