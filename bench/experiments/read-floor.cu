@@ -60,10 +60,14 @@ block_total (unsigned sum, unsigned *out)
 __device__ __forceinline__ uint4
 load_l2_256 (const uint4 *p)
 {
+#if __CUDA_ARCH__ >= 800
   uint4 v;
   asm volatile ("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
       : "=r" (v.x), "=r" (v.y), "=r" (v.z), "=r" (v.w) : "l" (p));
   return v;
+#else
+  return __ldg (p);             /* the hint needs sm_80 */
+#endif
 }
 
 template < int U, bool HINT > __global__ void
@@ -106,8 +110,15 @@ read_stride (const uint4 *frame, size_t vectors, unsigned *out)
   block_total (sum, out);
 }
 
-/* The bulk copy engine.  One thread issues, every thread waits on the
- * stage's mbarrier (phase parity), sums, and a barrier frees the stage. */
+/* The bulk copy engine (sm_90; main skips these variants on older GPUs,
+ * whose builds of them only trap).  One thread issues, every thread waits
+ * on the stage's mbarrier (phase parity), sums, and a barrier frees the
+ * stage. */
+#if !defined (__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define BULK_ASM(...) asm volatile (__VA_ARGS__)
+#else
+#define BULK_ASM(...) __trap ()
+#endif
 __device__ __forceinline__ unsigned
 shared_address (const void *p)
 {
@@ -117,9 +128,9 @@ shared_address (const void *p)
 __device__ __forceinline__ void
 issue_bulk (void *dst, const void *src, unsigned bytes, uint64_t *bar)
 {
-  asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+  BULK_ASM ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
       :: "r" (shared_address (bar)), "r" (bytes) : "memory");
-  asm volatile ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
+  BULK_ASM ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
       "::bytes [%0], [%1], %2, [%3];"
       :: "r" (shared_address (dst)), "l" (src), "r" (bytes),
       "r" (shared_address (bar)) : "memory");
@@ -128,9 +139,9 @@ issue_bulk (void *dst, const void *src, unsigned bytes, uint64_t *bar)
 __device__ __forceinline__ void
 wait_phase (uint64_t *bar, unsigned parity)
 {
-  unsigned done;
+  unsigned done = 1;
   do {
-    asm volatile ("{ .reg .pred p;\n"
+    BULK_ASM ("{ .reg .pred p;\n"
         " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
         " selp.u32 %0, 1, 0, p; }"
         : "=r" (done) : "r" (shared_address (bar)), "r" (parity) : "memory");
@@ -155,9 +166,9 @@ read_bulk (const uint4 *frame, size_t vectors, unsigned *out)
   const unsigned char *src = (const unsigned char *) frame;
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; s++)
-      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;"
+      BULK_ASM ("mbarrier.init.shared::cta.b64 [%0], 1;"
           :: "r" (shared_address (&full[s])));
-    asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
+    BULK_ASM ("fence.mbarrier_init.release.cluster;" ::: "memory");
     for (int s = 0; s < STAGES; s++) {
       const size_t c = blockIdx.x + (size_t) s * gridDim.x;
       if (c < chunks)
@@ -308,6 +319,8 @@ main ()
     const double floor_us = bytes / (copy_gbs * 1e3);
 
     for (const auto & v:variants) {
+      if (v.shared && prop.major < 9)
+        continue;               /* the bulk copy engine is sm_90's */
       if (v.shared)
         CHECK (cudaFuncSetAttribute (v.kernel,
                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int) v.shared));
