@@ -227,6 +227,30 @@ median (std::vector < float >&t)
   return t[t.size () / 2];
 }
 
+/* The median milliseconds of `runs` timings, after `warmup` more, of
+ * what launch (r) enqueues between two events. */
+template < class Launch > static float
+median_ms (int warmup, int runs, Launch launch)
+{
+  static cudaEvent_t e0, e1;
+  if (!e0) {
+    CHECK (cudaEventCreate (&e0));
+    CHECK (cudaEventCreate (&e1));
+  }
+  std::vector < float >t;
+  for (int r = 0; r < warmup + runs; r++) {
+    CHECK (cudaEventRecord (e0));
+    launch (r);
+    CHECK (cudaEventRecord (e1));
+    CHECK (cudaEventSynchronize (e1));
+    float ms;
+    CHECK (cudaEventElapsedTime (&ms, e0, e1));
+    if (r >= warmup)
+      t.push_back (ms);
+  }
+  return median (t);
+}
+
 int
 main ()
 {
@@ -261,21 +285,9 @@ main ()
     void *a, *b;
     CHECK (cudaMalloc (&a, big));
     CHECK (cudaMalloc (&b, big));
-    cudaEvent_t e0, e1;
-    CHECK (cudaEventCreate (&e0));
-    CHECK (cudaEventCreate (&e1));
-    std::vector < float >t;
-    for (int r = 0; r < 12; r++) {
-      CHECK (cudaEventRecord (e0));
-      CHECK (cudaMemcpyAsync (b, a, big, cudaMemcpyDeviceToDevice));
-      CHECK (cudaEventRecord (e1));
-      CHECK (cudaEventSynchronize (e1));
-      float ms;
-      CHECK (cudaEventElapsedTime (&ms, e0, e1));
-      if (r >= 2)
-        t.push_back (ms);
-    }
-    copy_gbs = 2.0 * big / (median (t) * 1e6);
+    copy_gbs = 2.0 * big / (median_ms (2, 10,[&](int) {
+              CHECK (cudaMemcpyAsync (b, a, big, cudaMemcpyDeviceToDevice));}
+        ) * 1e6);
     CHECK (cudaFree (a));
     CHECK (cudaFree (b));
   }
@@ -289,9 +301,6 @@ main ()
   };
   unsigned *out;
   CHECK (cudaMalloc (&out, 4));
-  cudaEvent_t e0, e1;
-  CHECK (cudaEventCreate (&e0));
-  CHECK (cudaEventCreate (&e1));
   for (const auto & size:sizes) {
     const size_t bytes = (size_t) size.w * size.h * 4, vectors = bytes / 16;
     const int frames = (int) std::max < size_t > (3, ((256u << 20) + bytes -
@@ -338,49 +347,24 @@ main ()
         std::printf ("%s,%s,WRONG TOTAL\n", size.name, v.name);
         continue;
       }
-      std::vector < float >t;
-      for (int r = 0; r < 230; r++) {
-        CHECK (cudaEventRecord (e0));
-        v.kernel <<< grid, kThreads, v.shared >>> (frame[r % frames], vectors,
-            out);
-        CHECK (cudaEventRecord (e1));
-        CHECK (cudaEventSynchronize (e1));
-        float ms;
-        CHECK (cudaEventElapsedTime (&ms, e0, e1));
-        if (r >= 30)
-          t.push_back (ms);
-      }
-      std::vector < float >s;
-      for (int r = 0; r < 12; r++) {
-        CHECK (cudaEventRecord (e0));
-        for (int k = 0; k < 20; k++)
-          v.kernel <<< grid, kThreads, v.shared >>> (frame[(r * 20 + k) %
-                  frames], vectors, out);
-        CHECK (cudaEventRecord (e1));
-        CHECK (cudaEventSynchronize (e1));
-        float ms;
-        CHECK (cudaEventElapsedTime (&ms, e0, e1));
-        if (r >= 2)
-          s.push_back (ms / 20);
-      }
-      const double us = median (t) * 1e3;
+      const float launch_ms = median_ms (30, 200,[&](int r) {
+            v.kernel <<< grid, kThreads, v.shared >>> (frame[r % frames],
+                vectors, out);}
+      );
+      const float sustained_ms = median_ms (2, 10,[&](int r) {
+            for (int k = 0; k < 20; k++)
+              v.kernel <<< grid, kThreads, v.shared >>> (frame[(r * 20 + k) %
+                      frames], vectors, out);}
+      ) / 20;
+      const double us = launch_ms * 1e3;
       std::printf ("%s,%s,%.1f,%.2f,%.2f,%.2f,%.2f\n", size.name, v.name,
-          bytes / 1e6, us, median (s) * 1e3, floor_us, us / floor_us);
+          bytes / 1e6, us, sustained_ms * 1e3, floor_us, us / floor_us);
     }
     {
-      std::vector < float >t;
-      for (int r = 0; r < 230; r++) {
-        CHECK (cudaEventRecord (e0));
-        CHECK (cudaMemcpyAsync (scratch, frame[r % frames], bytes,
-                cudaMemcpyDeviceToDevice));
-        CHECK (cudaEventRecord (e1));
-        CHECK (cudaEventSynchronize (e1));
-        float ms;
-        CHECK (cudaEventElapsedTime (&ms, e0, e1));
-        if (r >= 30)
-          t.push_back (ms);
-      }
-      const double us = median (t) * 1e3;
+      const double us = median_ms (30, 200,[&](int r) {
+            CHECK (cudaMemcpyAsync (scratch, frame[r % frames], bytes,
+                    cudaMemcpyDeviceToDevice));}
+      ) * 1e3;
       std::printf ("%s,memcpy (2x traffic),%.1f,%.2f,,%.2f,%.2f\n",
           size.name, bytes / 1e6, us, 2 * floor_us, us / (2 * floor_us));
     }
