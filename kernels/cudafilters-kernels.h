@@ -183,8 +183,9 @@ void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
  *   key = (weights[0] * b0 + ... + weights[3] * b3 + 32768) >> 16
  * over the bytes b0..b3 of the pixel (cf_gray_weights() put on the R, G and
  * B bytes give cudagray's grey).  For a plane of 1 byte per pixel (a Y or
- * GRAY8 plane) the key is that byte and the weights are not used.  The key
- * must stay within 0-255. */
+ * GRAY8 plane) the key is that byte and the weights are not used.  Each
+ * weight must be under 65536 and the key within 0-255; a weight of 65535
+ * on one byte alone makes the key that byte. */
 typedef enum
 {
   CF_SUM_PROFILES = 1 << 0,     /* row_sums and column_sums of the key */

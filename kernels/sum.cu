@@ -107,8 +107,8 @@ struct LaunchArgs
   unsigned flags;
   uint32_t weights[4];
   /* byte i of every weight, packed a byte per pixel byte (weights are
-   * under 2^17: three bytes), for keys by dot products */
-  uint32_t weight_bytes[3];
+   * under 2^16: two bytes), for keys by dot products */
+  uint32_t weight_bytes[2];
   uint32_t black_threshold;
   uint8_t *previous;
   size_t previous_pitch;
@@ -261,16 +261,15 @@ byte_of (const uint32_t * words, int i)
 /* The key of pixel k of a chunk: (32768 + sum of weight * byte) >> 16. */
 template < int BPP > __device__ __forceinline__ uint32_t
 key_of (const uint32_t * words, int k, const uint32_t (&wt)[4],
-    const uint32_t (&wt_bytes)[3])
+    const uint32_t (&wt_bytes)[2])
 {
   if constexpr (BPP == 1) {
     return byte_of (words, k);
   } else if constexpr (BPP == 4) {
-    /* a pixel is a word: three dot products, one per byte of the weights,
+    /* a pixel is a word: two dot products, one per byte of the weights,
      * instead of four byte extractions and multiplies */
     const uint32_t x = words[k];
-    return ((__dp4a (x, wt_bytes[2], 0u) << 16) +
-        (__dp4a (x, wt_bytes[1], 0u) << 8) +
+    return ((__dp4a (x, wt_bytes[1], 0u) << 8) +
         __dp4a (x, wt_bytes[0], 32768u)) >> 16;
   } else {
     uint32_t acc = 32768u;
@@ -975,10 +974,12 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
         && p0->bytes_per_pixel != 4)
       return cudaErrorInvalidValue;
     /* a 1-byte plane's key is the byte: its weights are not used */
-    for (int b = 0; p0->bytes_per_pixel > 1 && b < p0->bytes_per_pixel; b++)
+    for (int b = 0; p0->bytes_per_pixel > 1 && b < p0->bytes_per_pixel; b++) {
+      if (key->weights[b] > 65535)
+        return cudaErrorInvalidValue;
       max_key += 255ull * key->weights[b];
-    if (max_key >> 16 > 255 || max_key > UINT32_MAX
-        || key->black_threshold < 0)
+    }
+    if (max_key >> 16 > 255 || key->black_threshold < 0)
       return cudaErrorInvalidValue;
     /* the publish indexes rows and columns as one int array */
     if ((flags & CF_SUM_PROFILES) && (!row_sums || !column_sums
@@ -991,7 +992,7 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     args.flags = flags;
     for (int b = 0; b < 4; b++)
       args.weights[b] = b < p0->bytes_per_pixel ? key->weights[b] : 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 2; i++) {
       args.weight_bytes[i] = 0;
       for (int b = 0; b < 4; b++)
         args.weight_bytes[i] |= ((args.weights[b] >> (8 * i)) & 0xffu) <<

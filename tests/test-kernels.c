@@ -536,15 +536,25 @@ GST_END_TEST;
 
 /* ---- statistics ------------------------------------------------------ */
 
-/* The luma weights of a plane spec: BT.601 on the bytes of channels 0, 1
- * and 2 (R, G, B); a 1-byte plane's key is its byte. */
+/* The key weights of a plane spec: BT.601 on the bytes of channels 0, 1
+ * and 2 (R, G, B), or, every other time, random weights of any byte, each
+ * under 2^16 and together at most 65536 (keys up to 255); a 1-byte plane's
+ * key is its byte. */
 static void
 key_weights (const HistPlaneSpec * sp, guint32 weights[4])
 {
   CfGrayWeights w = cf_gray_weights (CF_GRAY_MATRIX_BT601);
+  guint32 left = 65536;
   gint b;
 
   memset (weights, 0, 4 * sizeof (guint32));
+  if (sp->bpp > 1 && g_rand_boolean (rand_)) {
+    for (b = 0; b < sp->bpp; b++) {
+      weights[b] = g_rand_int_range (rand_, 0, MIN (left, 65535) + 1);
+      left -= weights[b];
+    }
+    return;
+  }
   for (b = 0; b < sp->bpp; b++)
     weights[b] = sp->channel[b] == 0 ? w.kr : sp->channel[b] == 1 ? w.kg :
         sp->channel[b] == 2 ? w.kb : 0;
@@ -821,7 +831,16 @@ GST_START_TEST (test_invalid_arguments)
     key.weights[0] = 65536;     /* a key above 255 */
     fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
             NULL) == 0);
+    key.weights[0] = 65535;     /* key = byte 0: accepted */
+    key.weights[1] = key.weights[2] = 0;
+    fail_unless (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    key.weights[0] = 65536;     /* a weight over 65535 */
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
     key.weights[0] = 19595;
+    key.weights[1] = 38470;
+    key.weights[2] = 7471;
     key.previous_pitch = 8;     /* not a multiple of 16 */
     fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
             NULL) == 0);
