@@ -550,9 +550,9 @@ cut_plane (PlaneArgs * pl, bool runs)
   pl->units_per_row = 1;
   pl->row_of_unit = 0;
   if (runs && pl->row_bytes % UNIT == 0 && units_per_row >= 2
-      && units <= INT32_MAX
+      && units <= INT32_MAX - SEGMENT_UNITS
       && ((uintptr_t) pl->data & 15) == 0
-      && (pl->rows == 1 || pl->pitch % 16 == 0)
+      && pl->pitch % 16 == 0
       && 2 * run_items <= row_items) {
     pl->segments = 0;
     pl->units = (int) units;

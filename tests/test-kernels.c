@@ -495,6 +495,20 @@ GST_START_TEST (test_hist_equals_reference)
    * run of units, segments spanning rows */
   run_hist_layouts (8, 1081, PITCH_PADDED, CONTENT_RANDOM);
   run_hist_layouts (256, 67, PITCH_PADDED, CONTENT_GRADIENT);
+  {
+    /* runs of many segments a warp, so that the 8-bit counters are
+     * flushed between them, on a solid colour (every count of a lane on
+     * one counter) */
+    HistPlaneSpec gray = hist_gray, rgba = hist_rgba;
+
+    gray.w = 1920;
+    rgba.w = 480;
+    gray.h = rgba.h = 16000;
+    run_hist_case (&gray, 1, 0, 0, gray.w, gray.h, PITCH_PADDED,
+        CONTENT_SOLID, "hist GRAY8 1920x16000 runs, solid");
+    run_hist_case (&rgba, 1, 0, 0, rgba.w, rgba.h, PITCH_PADDED,
+        CONTENT_SOLID, "hist RGBA 480x16000 runs, solid");
+  }
 }
 
 GST_END_TEST;
