@@ -109,7 +109,7 @@ struct LaunchArgs
   /* byte i of every weight, packed a byte per pixel byte (weights are
    * under 2^16: two bytes), for keys by dot products */
   uint32_t weight_bytes[2];
-  uint32_t black_threshold;
+  uint32_t black_limit;         /* (threshold + 1) << 16, at most 2^24 */
   uint8_t *previous;
   size_t previous_pitch;
   int key_width, key_height;    /* of plane 0, for the profiles */
@@ -155,14 +155,16 @@ totals_init (Totals & t)
   t.black = t.diff = 0;
 }
 
-/* A thread's totals per byte position of a word, within a tile. */
+/* A thread's totals per byte position of a word, over a plane's tiles
+ * (the 16-bit lane sums over a tile only: see word_acc_fold_sums). */
 struct WordAcc
 {
   uint32_t s_even, s_odd;       /* 16-bit lanes: positions 0, 2 and 1, 3 */
   uint32_t mn_even, mn_odd, mx_even, mx_odd;
   /* squares: 1 byte per pixel q[0] all; 2 bytes q[0] positions 0 and 2,
-   * q[1] 1 and 3; 4 bytes q[0] position 0, q[1] 1, q[2] 0 and 2, q[3] 1
-   * and 3 (a dot product squares two samples at once) */
+   * q[1] 1 and 3; 4 bytes q[0] twice position 0, q[1] twice position 1
+   * (word_acc_add_pair), q[2] positions 0 and 2, q[3] 1 and 3 (a dot
+   * product squares two samples at once) */
   uint32_t q[4];
 };
 
@@ -197,22 +199,52 @@ word_acc_add (WordAcc & a, uint32_t w, uint32_t w_min)
     a.q[0] = __dp4a (e, e, a.q[0]);
     a.q[1] = __dp4a (o, o, a.q[1]);
   } else {
-    uint32_t x0 = e & 0xffu, x1 = o & 0xffu;
-    a.q[0] += x0 * x0;
-    a.q[1] += x1 * x1;
     a.q[2] = __dp4a (e, e, a.q[2]);
     a.q[3] = __dp4a (o, o, a.q[3]);
   }
 }
 
-/* Adds a tile's word totals to the running totals by position: byte
- * positions of a word that belong to the same channel are combined. */
+/* 4-byte pixels: the squares of positions 0 and 1 of two words, twice
+ * each, from one byte permutation and one dot product per position
+ * (x0 x0 alone took a byte extraction and a multiply per word) */
+__device__ __forceinline__ void
+word_acc_add_pair (WordAcc & a, uint32_t w0, uint32_t w1)
+{
+  const uint32_t p0 = __byte_perm (w0, w1, 0x4040);
+  const uint32_t p1 = __byte_perm (w0, w1, 0x5151);
+  a.q[0] = __dp4a (p0, p0, a.q[0]);
+  a.q[1] = __dp4a (p1, p1, a.q[1]);
+}
+
+/* Adds a tile's 16-bit lane sums to the running totals and restarts
+ * them: they would overflow past a tile (kRowsPerWarp rows of four
+ * words).  Byte positions of a word that belong to the same channel are
+ * combined. */
 template < int BPP > __device__ __forceinline__ void
-word_acc_fold (const WordAcc & a, Totals & t)
+word_acc_fold_sums (WordAcc & a, Totals & t)
 {
   const uint32_t s[4] = { a.s_even & 0xffffu, a.s_odd & 0xffffu,
     a.s_even >> 16, a.s_odd >> 16
   };
+  if constexpr (BPP == 1) {
+    t.sum[0] += s[0] + s[1] + s[2] + s[3];
+  } else if constexpr (BPP == 2) {
+#pragma unroll
+    for (int p = 0; p < 2; p++)
+      t.sum[p] += s[p] + s[p + 2];
+  } else {
+#pragma unroll
+    for (int p = 0; p < 4; p++)
+      t.sum[p] += s[p];
+  }
+  a.s_even = a.s_odd = 0;
+}
+
+/* The squares, minima and maxima of a plane's tiles, into the totals
+ * (which held none: they are set, not added to). */
+template < int BPP > __device__ __forceinline__ void
+word_acc_fold_rest (const WordAcc & a, Totals & t)
+{
   const uint32_t mn[4] = { a.mn_even & 0xffffu, a.mn_odd & 0xffffu,
     a.mn_even >> 16, a.mn_odd >> 16
   };
@@ -220,28 +252,25 @@ word_acc_fold (const WordAcc & a, Totals & t)
     a.mx_even >> 16, a.mx_odd >> 16
   };
   if constexpr (BPP == 1) {
-    t.sum[0] += s[0] + s[1] + s[2] + s[3];
-    t.sq[0] += a.q[0];
-    t.mn[0] = min (t.mn[0], min (min (mn[0], mn[1]), min (mn[2], mn[3])));
-    t.mx[0] = max (t.mx[0], max (max (mx[0], mx[1]), max (mx[2], mx[3])));
+    t.sq[0] = a.q[0];
+    t.mn[0] = min (min (mn[0], mn[1]), min (mn[2], mn[3]));
+    t.mx[0] = max (max (mx[0], mx[1]), max (mx[2], mx[3]));
   } else if constexpr (BPP == 2) {
 #pragma unroll
     for (int p = 0; p < 2; p++) {
-      t.sum[p] += s[p] + s[p + 2];
-      t.sq[p] += a.q[p];
-      t.mn[p] = min (t.mn[p], min (mn[p], mn[p + 2]));
-      t.mx[p] = max (t.mx[p], max (mx[p], mx[p + 2]));
+      t.sq[p] = a.q[p];
+      t.mn[p] = min (mn[p], mn[p + 2]);
+      t.mx[p] = max (mx[p], mx[p + 2]);
     }
   } else {
-    const uint32_t sq[4] = { a.q[0], a.q[1], a.q[2] - a.q[0],
-      a.q[3] - a.q[1]
+    const uint32_t sq[4] = { a.q[0] / 2, a.q[1] / 2, a.q[2] - a.q[0] / 2,
+      a.q[3] - a.q[1] / 2
     };
 #pragma unroll
     for (int p = 0; p < 4; p++) {
-      t.sum[p] += s[p];
-      t.sq[p] += sq[p];
-      t.mn[p] = min (t.mn[p], mn[p]);
-      t.mx[p] = max (t.mx[p], mx[p]);
+      t.sq[p] = sq[p];
+      t.mn[p] = mn[p];
+      t.mx[p] = mx[p];
     }
   }
 }
@@ -258,25 +287,26 @@ byte_of (const uint32_t * words, int i)
   return (words[i >> 2] >> (8 * (i & 3))) & 0xffu;
 }
 
-/* The key of pixel k of a chunk: (32768 + sum of weight * byte) >> 16. */
+/* The key of pixel k of a chunk, times 65536 plus a fraction:
+ * 32768 + sum of weight * byte, under 2^24.  The key is this >> 16. */
 template < int BPP > __device__ __forceinline__ uint32_t
-key_of (const uint32_t * words, int k, const uint32_t (&wt)[4],
+key_sum_of (const uint32_t * words, int k, const uint32_t (&wt)[4],
     const uint32_t (&wt_bytes)[2])
 {
   if constexpr (BPP == 1) {
-    return byte_of (words, k);
+    return byte_of (words, k) << 16;
   } else if constexpr (BPP == 4) {
     /* a pixel is a word: two dot products, one per byte of the weights,
      * instead of four byte extractions and multiplies */
     const uint32_t x = words[k];
-    return ((__dp4a (x, wt_bytes[1], 0u) << 8) +
-        __dp4a (x, wt_bytes[0], 32768u)) >> 16;
+    return (__dp4a (x, wt_bytes[1], 0u) << 8) +
+        __dp4a (x, wt_bytes[0], 32768u);
   } else {
     uint32_t acc = 32768u;
 #pragma unroll
     for (int b = 0; b < BPP; b++)
       acc += wt[b] * byte_of (words, k * BPP + b);
-    return acc >> 16;
+    return acc;
   }
 }
 
@@ -388,7 +418,8 @@ template < int BPP, unsigned K > __device__ __forceinline__ void
 count_row (const LaunchArgs & args, bool keyed,
     const uint32_t (&w)[chunk_bytes < BPP > () / 4], int y, int valid,
     int chunk, WordAcc & wa, ByteAcc & ba, uint32_t & black, uint32_t & diff,
-    uint32_t (&col)[kMaxChunkPixels], uint32_t & row_key)
+    uint32_t (&col)[kMaxChunkPixels], uint32_t & row_key,
+    const uint32_t * old_keys = nullptr)
 {
   constexpr int CHUNK = chunk_bytes < BPP > ();
   constexpr int WORDS = CHUNK / 4;
@@ -413,6 +444,11 @@ count_row (const LaunchArgs & args, bool keyed,
           in_word <= 0 ? 0xffffffffu : 0xffffffffu << (8 * in_word);
       word_acc_add < BPP > (wa, w[j], w[j] | missing);
     }
+    if constexpr (BPP == 4) {
+#pragma unroll
+      for (int j = 0; j < WORDS; j += 2)
+        word_acc_add_pair (wa, w[j], w[j + 1]);
+    }
   }
 
   if (!keyed)
@@ -427,13 +463,19 @@ count_row (const LaunchArgs & args, bool keyed,
 #pragma unroll
   for (int k = 0; k < PX; k++) {
     const bool present = k < valid_px;
-    keys[k] = present ? key_of < BPP > (w, k, args.weights,
-        args.weight_bytes) : 0u;
+    const uint32_t key_sum = present ? key_sum_of < BPP > (w, k,
+        args.weights, args.weight_bytes) : 0u;
+    keys[k] = key_sum >> 16;
     row_sum += keys[k];
     if constexpr ((K & kProfiles) != 0)
       col[k] += keys[k];
-    if constexpr ((K & kBlack) != 0)
-      black += present && keys[k] <= args.black_threshold;
+    /* key <= threshold: key_sum < black_limit, both under 2^24, so the
+     * difference's top bit is the answer (two instructions, where the
+     * shifted key's compare and add took three) */
+    if constexpr ((K & kBlack) != 0) {
+      if (present)
+        black += (key_sum - args.black_limit) >> 31;
+    }
     if constexpr ((K & kPrevious) != 0) {
       /* the last chunk of a row, a byte at a time */
       if (present && valid_px < PX) {
@@ -454,7 +496,11 @@ count_row (const LaunchArgs & args, bool keyed,
         packed[q] = keys[4 * q] | keys[4 * q + 1] << 8 |
             keys[4 * q + 2] << 16 | keys[4 * q + 3] << 24;
       if (args.flags & CF_SUM_DIFF) {
-        if constexpr (PX == 4) {
+        if (old_keys) {
+#pragma unroll
+          for (int q = 0; q < PX / 4; q++)
+            old[q] = old_keys[q];
+        } else if constexpr (PX == 4) {
           old[0] = *reinterpret_cast < uint32_t * >(prev);
         } else {
           uint4 v = *reinterpret_cast < uint4 * >(prev);
@@ -499,13 +545,12 @@ struct Spot
 };
 
 template < int BPP > __device__ __forceinline__ Spot
-spot_of (const PlaneArgs & pl, int tile)
+spot_of (const PlaneArgs & pl, int tile_row, int tile_col)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int tile_row = tile / pl.tile_cols;
   Spot s;
-  s.tile_col = tile - tile_row * pl.tile_cols;
-  s.chunk = s.tile_col * 32 + lane;
+  s.tile_col = tile_col;
+  s.chunk = tile_col * 32 + lane;
   const int byte0 = s.chunk * chunk_bytes < BPP > ();
   s.rest = pl.row_bytes - byte0;
   s.y0 = tile_row * kTileRows + warp;
@@ -513,6 +558,42 @@ spot_of (const PlaneArgs & pl, int tile)
   s.src = pl.data + (size_t) s.y0 * pl.pitch + byte0;
   return s;
 }
+
+/* A block's walk over a plane's tiles, as (major, minor) coordinates:
+ * (tile row, tile column) when it takes every stride-th tile in row-major
+ * order, (tile column, tile row) when it takes a run down the columns.
+ * Each step adds the stride without dividing: a division per tile, in the
+ * loop, was about a seventh of a tile's instructions with profiles. */
+struct TileWalk
+{
+  int major, minor;
+  int minors;                   /* per major */
+  int step_major, step_minor;   /* the stride, split */
+  bool column_major;
+
+  __device__ TileWalk (int first, int stride, int n_minors, bool by_columns)
+  {
+    minors = n_minors > 0 ? n_minors : 1;       /* (an empty plane) */
+    column_major = by_columns;
+    major = first / minors;
+    minor = first - major * minors;
+    step_major = stride / minors;
+    step_minor = stride - step_major * minors;
+  }
+  __device__ int row () const { return column_major ? minor : major; }
+  __device__ int col () const { return column_major ? major : minor; }
+  /* whether the next step starts a new column of tiles (runs only) */
+  __device__ bool column_ends () const { return minor + 1 == minors; }
+  __device__ void advance ()
+  {
+    major += step_major;
+    minor += step_minor;
+    if (minor >= minors) {
+      minor -= minors;
+      major++;
+    }
+  }
+};
 
 /* A whole chunk in an aligned plane: loaded in vectors, all rows at once.
  * (Tested as rest >= CHUNK.  Written as max (0, min (CHUNK, rest)) ==
@@ -560,7 +641,8 @@ template < int BPP, unsigned K > __device__ __forceinline__ void
 count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
     const Spot & s,
     const uint32_t (&loaded)[kRowsPerWarp][chunk_bytes < BPP > () / 4],
-    Totals & t, uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
+    WordAcc & wa, Totals & t, uint32_t (&col)[kMaxChunkPixels],
+    Workspace * ws)
 {
   constexpr int CHUNK = chunk_bytes < BPP > ();
   constexpr int WORDS = CHUNK / 4;
@@ -568,7 +650,6 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
   const int lane = threadIdx.x & 31;
   const size_t step = (size_t) kWarps * pl.pitch;
 
-  WordAcc wa;
   ByteAcc ba;
   if constexpr (BPP == 3) {
 #pragma unroll
@@ -576,10 +657,8 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
       ba.s[b] = ba.q[b] = ba.mx[b] = 0;
       ba.mn[b] = 255;
     }
-  } else {
-    word_acc_init (wa);
   }
-  uint32_t black = 0, diff = 0;
+  uint32_t &black = t.black, &diff = t.diff;
   uint32_t row_key[kRowsPerWarp];
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; i++)
@@ -587,7 +666,50 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
 
   /* row i of this warp is y0 + i * kWarps, the same for every lane */
   if (is_whole < BPP > (pl, s)) {
-    if constexpr (BPP != 3) {
+    if constexpr (BPP != 3 && (K & kPrevious) != 0) {
+      /* the previous keys of PREV_ROWS rows, loaded together before any
+       * is used, so that a tile waits for them two or four times rather
+       * than once a row (which had made the difference cost as much as
+       * the rest of the statistics).  More rows at once took registers
+       * the kernel with every feature does not have: on an H100 4 rows
+       * of 4-byte pixels (2 of 1-byte ones) was fastest of the 1 to 8
+       * tried, and 2 of 4-byte pixels three times slower. */
+      constexpr int PW = chunk_pixels < BPP > () / 4;
+      constexpr int PREV_ROWS = PW == 1 ? 4 : 2;
+      const bool load_old = keyed && (args.flags & CF_SUM_DIFF);
+#pragma unroll
+      for (int ib = 0; ib < kRowsPerWarp; ib += PREV_ROWS) {
+        uint32_t old[PREV_ROWS][PW];
+#pragma unroll
+        for (int i = 0; i < PREV_ROWS; i++) {
+          const int y = s.y0 + (ib + i) * kWarps;
+          const uint8_t *prev = args.previous + (size_t) y *
+              args.previous_pitch + (size_t) s.chunk * (4 * PW);
+          if (load_old && y < s.y1) {
+            if constexpr (PW == 1) {
+              old[i][0] = *reinterpret_cast < const uint32_t * >(prev);
+            } else {
+              const uint4 v = *reinterpret_cast < const uint4 * >(prev);
+              old[i][0] = v.x;
+              old[i][1] = v.y;
+              old[i][2] = v.z;
+              old[i][3] = v.w;
+            }
+          } else {
+#pragma unroll
+            for (int q = 0; q < PW; q++)
+              old[i][q] = 0;
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < PREV_ROWS; i++) {
+          const int y = s.y0 + (ib + i) * kWarps;
+          if (y < s.y1)
+            count_row < BPP, K > (args, keyed, loaded[ib + i], y, CHUNK,
+                s.chunk, wa, ba, black, diff, col, row_key[ib + i], old[i]);
+        }
+      }
+    } else if constexpr (BPP != 3) {
 #pragma unroll
       for (int i = 0; i < kRowsPerWarp; i++) {
         const int y = s.y0 + i * kWarps;
@@ -660,10 +782,8 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
       t.mx[b] = max (t.mx[b], ba.mx[b]);
     }
   } else {
-    word_acc_fold < BPP > (wa, t);
+    word_acc_fold_sums < BPP > (wa, t);
   }
-  t.black += black;
-  t.diff += diff;
 }
 
 /* Adds the block's totals to the workspace: warp reductions, then a
@@ -760,12 +880,12 @@ count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
     end = (int) ((long long) n * (blockIdx.x + 1) / gridDim.x);
     stride = 1;
   }
-  /* the tile (row-major, as spot_of takes it) of step i of the walk */
-  auto tile_at =[&](int i) {
-    return runs ? (i % pl.tile_rows) * pl.tile_cols + i / pl.tile_rows : i;
-  };
+  TileWalk at (first, stride, runs ? pl.tile_rows : pl.tile_cols, runs);
   Totals t;
   totals_init (t);
+  WordAcc wa;
+  if constexpr (BPP != 3)
+    word_acc_init (wa);
   uint32_t col[kMaxChunkPixels];
 #pragma unroll
   for (int k = 0; k < kMaxChunkPixels; k++)
@@ -776,7 +896,8 @@ count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
   zero_rows < BPP > (next);
   if constexpr (BPP != 3) {
     if (first < end)
-      load_rows < BPP > (pl, spot_of < BPP > (pl, tile_at (first)), next);
+      load_rows < BPP > (pl, spot_of < BPP > (pl, at.row (), at.col ()),
+          next);
   }
   for (int i = first; i < end; i += stride) {
     uint32_t cur[kRowsPerWarp][WORDS];
@@ -786,21 +907,25 @@ count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
       for (int j = 0; j < WORDS; j++)
         cur[r][j] = next[r][j];
     }
+    const Spot s = spot_of < BPP > (pl, at.row (), at.col ());
+    const bool column_ends = at.column_ends ();
+    at.advance ();
     if constexpr (BPP != 3) {
       if (i + stride < end)
-        load_rows < BPP > (pl, spot_of < BPP > (pl, tile_at (i + stride)),
+        load_rows < BPP > (pl, spot_of < BPP > (pl, at.row (), at.col ()),
             next);
     }
-    const Spot s = spot_of < BPP > (pl, tile_at (i));
-    count_tile < BPP, K > (args, pl, keyed, s, cur, t, col, ws);
+    count_tile < BPP, K > (args, pl, keyed, s, cur, wa, t, col, ws);
     if constexpr ((K & kProfiles) != 0) {
       /* block-uniform: every tile, or in a run where its column of tiles
        * ends */
-      if (keyed && (!runs || i + 1 == end || (i + 1) % pl.tile_rows == 0))
+      if (keyed && (!runs || i + 1 == end || column_ends))
         flush_columns < BPP > (col, s.tile_col, pl.width, ws_columns,
             sh.columns);
     }
   }
+  if constexpr (BPP != 3)
+    word_acc_fold_rest < BPP > (wa, t);
   add_block_totals < BPP > (pl, t, ws, sh);
 }
 
@@ -998,7 +1123,8 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
         args.weight_bytes[i] |= ((args.weights[b] >> (8 * i)) & 0xffu) <<
             (8 * b);
     }
-    args.black_threshold = (uint32_t) key->black_threshold;
+    args.black_limit = (uint32_t) (key->black_threshold > 255 ? 256 :
+        key->black_threshold + 1) << 16;
     args.previous = key->previous;
     args.previous_pitch = key->previous_pitch;
   }
