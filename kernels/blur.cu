@@ -394,9 +394,13 @@ mma_halo (int r)
 
 /* Shared memory per channel.  A tile of 16 outputs reads chunks of 32 taps
  * from 16 * tile to 16 * tile + 32 NK, so input rows hold 48 + 32 NK
- * pixels; the t ring 32 NK rows per column.  Both strides are 16 bytes
- * times an odd number: the 8 rows (or columns) a warp's fragment load
- * touches fall in 8 different groups of 4 banks. */
+ * pixels.  The t ring holds the steps from the output's to the one being
+ * computed, lag + 1 of them (16 + 2 HALO rows): a product also reads the
+ * rows past those, up to 32 NK, but meets zero weights there, so they may
+ * wrap onto the ring's oldest rows.  (A ring of 32 NK rows, with nothing
+ * wrapping, left room for 3 blocks per SM at a halo of 16, 5 with this.)
+ * Both strides are 16 bytes times an odd number: the 8 rows (or columns)
+ * a warp's fragment load touches fall in 8 different groups of 4 banks. */
 template < int HALO > struct MmaLayout
 {
   static constexpr int chunks = (16 + 2 * HALO + 31) / 32;
@@ -407,8 +411,10 @@ template < int HALO > struct MmaLayout
       (units + kMmaThreads - 1) / kMmaThreads;
   static constexpr int lag = HALO / 8;  /* steps of t ahead of the output */
   static constexpr int in_w = 48 + 32 * chunks;
-  static constexpr int ring = 32 * chunks;
-  static constexpr int t_stride = ring + 16;
+  static constexpr int ring = kMmaStep * (lag + 1);
+  static_assert (ring == 16 + 2 * HALO && ring <= 32 * chunks
+      && ring % kMmaStep == 0, "t ring");
+  static constexpr int t_stride = (ring / 16) % 2 ? ring : ring + 16;
   static constexpr int in_bytes = kMmaStep * in_w;
   static constexpr int t_bytes = kMmaStripPx * t_stride;
   /* one channel: its input rows, then t's low bytes, then its high bytes */
