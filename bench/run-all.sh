@@ -32,6 +32,8 @@ status=0
 
 # The packed runtime (.device) unless it is in use already (this script
 # run through .device/run.sh) or absent (GStreamer installed here).
+# In use already, it may have been sourced (.device/gst/env.sh) rather
+# than set up by run.sh, which also adds the plugin: add it in any case.
 case "${GST_PLUGIN_SYSTEM_PATH_1_0:-}" in
   */.device/gst/plugins) run="" ;;
   *)
@@ -39,9 +41,11 @@ case "${GST_PLUGIN_SYSTEM_PATH_1_0:-}" in
       run="bash .device/run.sh"
     else
       run=""
-      export GST_PLUGIN_PATH_1_0="$BUILD/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
     fi ;;
 esac
+if [ -z "$run" ]; then
+  export GST_PLUGIN_PATH_1_0="$BUILD/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}"
+fi
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
