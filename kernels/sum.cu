@@ -412,6 +412,31 @@ warp_max (uint32_t v)
 #endif
 }
 
+/* The previous frame's keys of chunk `chunk` of row y, a byte each. */
+template < int BPP > __device__ __forceinline__ uint8_t *
+previous_keys (const LaunchArgs & args, int y, int chunk)
+{
+  return args.previous + (size_t) y * args.previous_pitch +
+      (size_t) chunk * chunk_pixels < BPP > ();
+}
+
+/* Loads the keys of a whole chunk, 4 bytes or 16 (aligned as the pitch
+ * is), as words. */
+template < int BPP > __device__ __forceinline__ void
+load_previous_keys (const uint8_t * prev,
+    uint32_t (&old)[chunk_pixels < BPP > () / 4])
+{
+  if constexpr (chunk_pixels < BPP > () == 4) {
+    old[0] = *reinterpret_cast < const uint32_t * >(prev);
+  } else {
+    const uint4 v = *reinterpret_cast < const uint4 * >(prev);
+    old[0] = v.x;
+    old[1] = v.y;
+    old[2] = v.z;
+    old[3] = v.w;
+  }
+}
+
 /* Counts a lane's chunk of row y into the tile's totals; row_key is the
  * sum of its keys. */
 template < int BPP, unsigned K > __device__ __forceinline__ void
@@ -458,8 +483,7 @@ count_row (const LaunchArgs & args, bool keyed,
   uint32_t row_sum = 0;
   uint8_t *prev = nullptr;
   if constexpr ((K & kPrevious) != 0)
-    prev = args.previous + (size_t) y * args.previous_pitch +
-        (size_t) chunk * PX;
+    prev = previous_keys < BPP > (args, y, chunk);
 #pragma unroll
   for (int k = 0; k < PX; k++) {
     const bool present = k < valid_px;
@@ -500,14 +524,8 @@ count_row (const LaunchArgs & args, bool keyed,
 #pragma unroll
           for (int q = 0; q < PX / 4; q++)
             old[q] = old_keys[q];
-        } else if constexpr (PX == 4) {
-          old[0] = *reinterpret_cast < uint32_t * >(prev);
         } else {
-          uint4 v = *reinterpret_cast < uint4 * >(prev);
-          old[0] = v.x;
-          old[1] = v.y;
-          old[2] = v.z;
-          old[3] = v.w;
+          load_previous_keys < BPP > (prev, old);
         }
 #pragma unroll
         for (int q = 0; q < PX / 4; q++)
@@ -683,18 +701,9 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
 #pragma unroll
         for (int i = 0; i < PREV_ROWS; i++) {
           const int y = s.y0 + (ib + i) * kWarps;
-          const uint8_t *prev = args.previous + (size_t) y *
-              args.previous_pitch + (size_t) s.chunk * (4 * PW);
           if (load_old && y < s.y1) {
-            if constexpr (PW == 1) {
-              old[i][0] = *reinterpret_cast < const uint32_t * >(prev);
-            } else {
-              const uint4 v = *reinterpret_cast < const uint4 * >(prev);
-              old[i][0] = v.x;
-              old[i][1] = v.y;
-              old[i][2] = v.z;
-              old[i][3] = v.w;
-            }
+            load_previous_keys < BPP > (previous_keys < BPP > (args, y,
+                    s.chunk), old[i]);
           } else {
 #pragma unroll
             for (int q = 0; q < PW; q++)
