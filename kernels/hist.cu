@@ -4,29 +4,35 @@
  * of real video is full of them: on a solid colour every lane of a warp
  * adds to the same counter, and even random bytes put ~3.5 lanes on one
  * bank.  So each lane counts into counters of its own, laid out in its own
- * bank: word [value][lane] of its warp's block of shared memory holds four
- * 8-bit counters, one per sub-counter s (the byte's position in the row,
- * modulo 4, or modulo 3 for 3-byte pixels).  Every atomic of a warp then
- * hits 32 different banks whatever the data, and a solid frame costs what
- * a random one does.
+ * bank: the counter of value v for lane l is word v * 32 + l of its
+ * channel's counters.  Every atomic of a warp then hits 32 different banks
+ * whatever the data, and a solid frame costs what a random one does.
  *
- * 8-bit counters fill up, so a warp empties them into its 32-bit
- * per-channel sub-histogram before any could pass 255: each lane sums one
- * value's word across the 32 lanes (reading them in a skewed order, again
- * one bank per lane).  At the end a block adds its warps' sub-histograms
- * into the global counts, one atomic per non-zero bin, and the last block
- * to finish copies the counts out and zeroes them for the next launch, so a
- * frame is one launch.
+ * Two layouts of those counters (docs/notes.md, cudahist):
+ * - BlockWords: one 32-bit word [channel][value][lane] for the whole block
+ *   (the same lane of every warp shares it), 128 KB, so that a block of 32
+ *   warps has them all and hides the loads' latency.  No counter can
+ *   overflow, so none is ever emptied before the end.  Used where a block
+ *   can have that much shared memory (sm_80 and sm_90).
+ * - WarpBytes: every warp has its own words [value][lane], each holding
+ *   four 8-bit counters, one per sub-counter s (the byte's position in the
+ *   row, modulo 4, or modulo 3 for 3-byte pixels), 32 KB a warp.  8-bit
+ *   counters fill up, so a warp empties them into its 32-bit per-channel
+ *   sub-histogram before any could pass 255.  For GPUs with less shared
+ *   memory a block.
+ * At the end a block adds its counts into the global counts, one atomic
+ * per non-zero bin, and the last block to finish copies the counts out and
+ * zeroes them for the next launch, so a frame is one launch.
  *
  * A warp takes one segment at a time: up to 32 x units_per_lane() units of
- * 16 bytes (48 for 3-byte pixels, so that a unit holds whole pixels),
- * several per lane loaded before any is counted, to keep enough bytes in
- * flight.  A plane is cut row by row: a row's bytes up to the first
- * 16-byte boundary (the head) and after the last whole unit (the tail) one
- * per lane, the body in between in segments.  Where rows are short (NV12
- * 1080p: 120 units a row against a segment's 256) and whole aligned units,
- * the plane is instead one run of units numbered row after row, and a
- * segment spans rows (cut_plane).
+ * 16 bytes (48 for 3-byte pixels, so that a unit holds whole pixels), all
+ * of a lane's loaded before any is counted.  A plane is cut row by row: a
+ * row's bytes up to the first 16-byte boundary (the head) and after the
+ * last whole unit (the tail) one per lane, the body in between in
+ * segments.  Where rows are short against a segment (WarpBytes: NV12
+ * 1080p has 120 units a row, a segment 256) and whole aligned units, the
+ * plane is instead one run of units numbered row after row, and a segment
+ * spans rows (cut_plane).
  *
  * CPU reference: hist-reference.c, the same counts. */
 #include "cudafilters-kernels.h"
@@ -36,16 +42,32 @@ namespace {
 
 constexpr int kBins = CF_HIST_BINS;
 constexpr int kChannels = CF_HIST_MAX_CHANNELS;
-/* per warp: 8-bit counters [value][lane], then its 32-bit sub-histogram */
-constexpr int kCounterWords = kBins * 32;
-constexpr int kWarpWords = kCounterWords + kChannels * kBins;
-constexpr int kMaxWarps = 8;
 
-/* body units each lane loads before counting them */
-template < int BPP > __host__ __device__ constexpr int
+enum class Layout
+{ kBlockWords, kWarpBytes };
+
+/* Whether a warp issues its next segment's loads before counting one.
+ * With WarpBytes a block has 6 warps on the H100, too few to hide the
+ * loads' latency otherwise.  With BlockWords 32 warps hide it: 2 units a
+ * lane with the next 2 in flight took 21.1 us at 4K RGBA on the H100,
+ * against 19.9 without (docs/notes.md). */
+template < Layout L > __host__ __device__ constexpr bool
+prefetch ()
+{
+  return L == Layout::kWarpBytes;
+}
+
+/* Body units each lane loads before counting them.  With BlockWords, 4
+ * and 8 took 20.8 and 22.9 us at 4K RGBA on the H100, against 19.9 for 2;
+ * 3-byte pixels' units are 48 bytes, and 2 of them do not fit the 64
+ * registers a thread of a 1024-thread block has. */
+template < Layout L, int BPP > __host__ __device__ constexpr int
 units_per_lane ()
 {
-  return BPP == 3 ? 3 : 8;
+  if constexpr (L == Layout::kBlockWords)
+    return BPP == 3 ? 1 : 2;
+  else
+    return BPP == 3 ? 3 : 8;
 }
 
 template < int BPP > __host__ __device__ constexpr int
@@ -54,14 +76,10 @@ unit_bytes ()
   return BPP == 3 ? 48 : 16;
 }
 
-/* The most any 8-bit counter of a lane grows in one segment: its body units
- * (a quarter, or a third, of their bytes) plus a head and a tail byte or
- * two. */
-template < int BPP > __host__ __device__ constexpr int
-max_growth_per_segment ()
+template < Layout L, int BPP > __host__ __device__ constexpr int
+segment_units ()
 {
-  return units_per_lane < BPP > () * unit_bytes < BPP > () / (BPP == 3 ? 3 : 4)
-      + 3;
+  return 32 * units_per_lane < L, BPP > ();
 }
 
 struct PlaneArgs
@@ -84,6 +102,7 @@ struct LaunchArgs
 {
   PlaneArgs plane[CF_HIST_MAX_PLANES];
   int n_planes;
+  unsigned channels_used;       /* bit c: some plane counts into channel c */
 };
 
 /* The workspace: counts being summed, and how many blocks are done. */
@@ -93,68 +112,197 @@ struct Workspace
   uint32_t blocks_done;
 };
 
-/* A lane's counter word for value v sits at byte offset v * 128 + lane * 4
- * of its warp's counters: two disjoint bit fields, so the offset of a byte
- * taken from a loaded word is one shift and one LOP3 ((x & mask) | lane4),
- * and the atomic adds the warp's base. */
+/* The counter word of value v sits at byte offset v * 128 (+ lane * 4) of
+ * its lane's counters; byte K of a loaded word w gives that offset in a
+ * shift and a mask. */
 constexpr uint32_t kValueMask = 0xffu << 7;
 
-/* the offset of the counter word of byte K of w */
 template < int K > __device__ __forceinline__ uint32_t
-byte_offset (uint32_t w, uint32_t lane4)
+value_offset (uint32_t w)
 {
   uint32_t shifted = K == 0 ? w << 7 : w >> (8 * K - 7);
-  return (shifted & kValueMask) | lane4;
+  return shifted & kValueMask;
 }
 
-__device__ __forceinline__ void
-count_at (uint8_t * warp_counters, uint32_t offset, int sub)
-{
-  atomicAdd (reinterpret_cast < uint32_t * >(warp_counters + offset),
-      1u << (8 * sub));
-}
+/* ---- BlockWords: 32-bit counters [channel][value][lane] per block ---- */
 
-/* Empties the warp's 8-bit counters into its sub-histogram.  Lane l takes
- * values l, l + 32, ...: it sums that value's 32 words (four 8-bit counters
- * each, as two pairs of 16-bit sums; 32 x 255 fits) and adds each
- * sub-counter's total to its channel.  The words are read as 16-byte
- * vectors, lane l starting at vector l % 8 of its row, so the eight lanes
- * of a quarter warp touch eight different bank groups.  The counters are
- * quiescent here (a warp flushes only its own), so plain loads do; `zero`
- * clears them for more counting. */
-__device__ void
-flush_counters (uint32_t * counters, uint32_t * sub_hist, int lane,
-    const int (&channel_of_sub)[4], bool zero)
+struct BlockWords
 {
-  __syncwarp ();
-#pragma unroll 2
-  for (int v = lane; v < kBins; v += 32) {
-    uint4 *row = reinterpret_cast < uint4 * >(counters + v * 32);
-    uint32_t even = 0, odd = 0;
-#pragma unroll
-    for (int j = 0; j < 8; j++) {
-      uint4 q = row[(j + lane) & 7];
-      even += (q.x & 0x00ff00ffu) + (q.y & 0x00ff00ffu) +
-          (q.z & 0x00ff00ffu) + (q.w & 0x00ff00ffu);
-      odd += ((q.x >> 8) & 0x00ff00ffu) + ((q.y >> 8) & 0x00ff00ffu) +
-          ((q.z >> 8) & 0x00ff00ffu) + ((q.w >> 8) & 0x00ff00ffu);
+  static constexpr int kWarps = 32;
+  static constexpr uint32_t kChannelBytes = kBins * 32 * 4;
+  /* bytes of no counted channel (the x of RGBx) go to a fifth block of
+   * counters that nobody reads */
+  static constexpr int kSkipped = kChannels;
+
+  uint8_t *counters;
+  uint32_t lane4;
+  uint8_t *sub_base[4];         /* a sub-counter's channel's words, + lane4 */
+  unsigned channels_used;
+  bool ready;                   /* counters zeroed, block past its barrier */
+
+  /* Each warp zeroes its 32nd of the counters of the channels counted,
+   * then waits for the others: the first time after its first loads are
+   * issued, so that the zeroing hides under them (or at the end, for a
+   * warp with nothing to count). */
+  __device__ void get_ready ()
+  {
+    constexpr int kVectors = kChannels * kChannelBytes / 16;
+    constexpr int kPerWarp = kVectors / kWarps;
+    uint4 *v = reinterpret_cast < uint4 * >(counters);
+    const int first = (threadIdx.x >> 5) * kPerWarp + (threadIdx.x & 31);
+    for (int i = first; i < first + kPerWarp; i += 32) {
+      if (channels_used >> (i / (kChannelBytes / 16)) & 1)
+        v[i] = make_uint4 (0, 0, 0, 0);
     }
-    if (zero) {
-#pragma unroll
-      for (int j = 0; j < 8; j++)
-        row[(j + lane) & 7] = make_uint4 (0, 0, 0, 0);
-    }
-    const uint32_t sums[4] = { even & 0xffffu, odd & 0xffffu, even >> 16,
-      odd >> 16
-    };
+    __syncthreads ();
+    ready = true;
+  }
+
+  __device__ void begin_plane (const PlaneArgs & pl)
+  {
 #pragma unroll
     for (int s = 0; s < 4; s++) {
-      if (channel_of_sub[s] >= 0 && sums[s])
-        sub_hist[channel_of_sub[s] * kBins + v] += sums[s];
+      const int c = pl.channel_of_sub[s] < 0 ? kSkipped : pl.channel_of_sub[s];
+      sub_base[s] = counters + c * kChannelBytes + lane4;
     }
   }
-  __syncwarp ();
+  template < int BPP > __device__ __forceinline__ void before_segment ()
+  {
+    if (!ready)
+      get_ready ();
+  }
+  /* s is a constant once count_body's loops are unrolled */
+  __device__ __forceinline__ void add (int s, uint32_t offset)
+  {
+    atomicAdd (reinterpret_cast < uint32_t * >(sub_base[s] + offset), 1u);
+  }
+  __device__ __forceinline__ void add_any (int s, uint32_t offset)
+  {
+    uint8_t *base = s == 0 ? sub_base[0] : s == 1 ? sub_base[1] :
+        s == 2 ? sub_base[2] : sub_base[3];
+    atomicAdd (reinterpret_cast < uint32_t * >(base + offset), 1u);
+  }
+  __device__ void end_plane (bool last_plane)
+  {
+  }
+
+  /* shared memory a block needs */
+  static size_t smem_bytes (bool skips)
+  {
+    return (size_t) (kChannels + (skips ? 1 : 0)) * kChannelBytes;
+  }
+};
+
+/* ---- WarpBytes: 8-bit counters [value][lane] per warp ---------------- */
+
+/* The most any 8-bit counter of a lane grows in one segment: its body units
+ * (a quarter, or a third, of their bytes) plus a head and a tail byte or
+ * two. */
+template < int BPP > __host__ __device__ constexpr int
+max_growth_per_segment ()
+{
+  return units_per_lane < Layout::kWarpBytes, BPP > () * unit_bytes < BPP > ()
+      / (BPP == 3 ? 3 : 4) + 3;
 }
+
+struct WarpBytes
+{
+  static constexpr int kMaxWarps = 8;
+  /* per warp: 8-bit counters [value][lane], then its 32-bit sub-histogram */
+  static constexpr int kCounterWords = kBins * 32;
+  static constexpr int kWarpWords = kCounterWords + kChannels * kBins;
+
+  uint32_t *counters;           /* this warp's */
+  uint32_t *sub_hist;
+  uint32_t lane4;
+  int lane;
+  int growth;
+  bool cleared;
+  const int *channel_of_sub;
+
+  __device__ void clear ()
+  {
+    for (int i = lane; i < kWarpWords / 4; i += 32)
+      reinterpret_cast < uint4 * >(counters)[i] = make_uint4 (0, 0, 0, 0);
+    __syncwarp ();
+    cleared = true;
+  }
+
+  /* Empties the warp's 8-bit counters into its sub-histogram.  Lane l
+   * takes values l, l + 32, ...: it sums that value's 32 words (four 8-bit
+   * counters each, as two pairs of 16-bit sums; 32 x 255 fits) and adds
+   * each sub-counter's total to its channel.  The words are read as
+   * 16-byte vectors, lane l starting at vector l % 8 of its row, so the
+   * eight lanes of a quarter warp touch eight different bank groups.  The
+   * counters are quiescent here (a warp flushes only its own), so plain
+   * loads do; `zero` clears them for more counting. */
+  __device__ void flush (bool zero)
+  {
+    __syncwarp ();
+#pragma unroll 2
+    for (int v = lane; v < kBins; v += 32) {
+      uint4 *row = reinterpret_cast < uint4 * >(counters + v * 32);
+      uint32_t even = 0, odd = 0;
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        uint4 q = row[(j + lane) & 7];
+        even += (q.x & 0x00ff00ffu) + (q.y & 0x00ff00ffu) +
+            (q.z & 0x00ff00ffu) + (q.w & 0x00ff00ffu);
+        odd += ((q.x >> 8) & 0x00ff00ffu) + ((q.y >> 8) & 0x00ff00ffu) +
+            ((q.z >> 8) & 0x00ff00ffu) + ((q.w >> 8) & 0x00ff00ffu);
+      }
+      if (zero) {
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+          row[(j + lane) & 7] = make_uint4 (0, 0, 0, 0);
+      }
+      const uint32_t sums[4] = { even & 0xffffu, odd & 0xffffu, even >> 16,
+        odd >> 16
+      };
+#pragma unroll
+      for (int s = 0; s < 4; s++) {
+        if (channel_of_sub[s] >= 0 && sums[s])
+          sub_hist[channel_of_sub[s] * kBins + v] += sums[s];
+      }
+    }
+    __syncwarp ();
+  }
+
+  __device__ void begin_plane (const PlaneArgs & pl)
+  {
+    channel_of_sub = pl.channel_of_sub;
+    growth = 0;
+  }
+  /* the counters are cleared while the first segments' loads are in
+   * flight, and emptied before they could overflow */
+  template < int BPP > __device__ __forceinline__ void before_segment ()
+  {
+    constexpr int GROWTH = max_growth_per_segment < BPP > ();
+    if (!cleared)
+      clear ();
+    if (growth + GROWTH > 255) {
+      flush (true);
+      growth = 0;
+    }
+    growth += GROWTH;
+  }
+  __device__ __forceinline__ void add (int s, uint32_t offset)
+  {
+    atomicAdd (reinterpret_cast < uint32_t * >(reinterpret_cast < uint8_t *
+            >(counters) + (offset | lane4)), 1u << (8 * s));
+  }
+  __device__ __forceinline__ void add_any (int s, uint32_t offset)
+  {
+    add (s, offset);
+  }
+  /* the next plane needs zeros; after the last nothing reads them */
+  __device__ void end_plane (bool last_plane)
+  {
+    flush (!last_plane);
+  }
+};
+
+/* ---- cutting planes into segments, and counting them ------------------ */
 
 /* What a warp counts of one item: a segment, units [u0, u1) of 16 (or 48)
  * bytes.  Of a row: from `body`, which is 16-byte aligned at row byte
@@ -170,11 +318,11 @@ struct Segment
   bool first, last;             /* of its row: counts head / tail bytes */
 };
 
-template < int BPP, bool RUN > __device__ __forceinline__ Segment
+template < Layout L, int BPP, bool RUN > __device__ __forceinline__ Segment
 segment_of (const PlaneArgs & pl, int item)
 {
   constexpr int UNIT = unit_bytes < BPP > ();
-  constexpr int SEGMENT_UNITS = 32 * units_per_lane < BPP > ();
+  constexpr int SEGMENT_UNITS = segment_units < L, BPP > ();
   Segment s;
   int local = item - pl.first_item;
   if constexpr (RUN) {
@@ -201,8 +349,8 @@ segment_of (const PlaneArgs & pl, int item)
   return s;
 }
 
-template < int BPP > using BodyWords =
-    uint32_t[units_per_lane < BPP > ()][unit_bytes < BPP > () / 4];
+template < Layout L, int BPP > using BodyWords =
+    uint32_t[units_per_lane < L, BPP > ()][unit_bytes < BPP > () / 4];
 
 template < int BPP > __device__ __forceinline__ void
 load_unit (const uint8_t * p, uint32_t (&w)[unit_bytes < BPP > () / 4])
@@ -220,11 +368,11 @@ load_unit (const uint8_t * p, uint32_t (&w)[unit_bytes < BPP > () / 4])
 
 /* Issues a segment's body loads (lane l: units u0 + l, u0 + l + 32, ...);
  * nothing waits for them until the words are counted. */
-template < int BPP, bool RUN > __device__ __forceinline__ void
+template < Layout L, int BPP, bool RUN > __device__ __forceinline__ void
 load_body (const PlaneArgs & pl, const Segment & s, int lane,
-    BodyWords < BPP > &words)
+    BodyWords < L, BPP > &words)
 {
-  constexpr int U = units_per_lane < BPP > ();
+  constexpr int U = units_per_lane < L, BPP > ();
   constexpr size_t UNIT = unit_bytes < BPP > ();
   if constexpr (!RUN) {
     /* one row: the units at fixed offsets, no arithmetic per unit */
@@ -252,85 +400,71 @@ load_body (const PlaneArgs & pl, const Segment & s, int lane,
 
 /* Counts loaded body words; Q = head % 4 (or % 3) gives each byte's
  * sub-counter. */
-template < int BPP, int Q > __device__ __forceinline__ void
-count_body (const Segment & s, int lane, uint8_t * warp_counters,
-    const BodyWords < BPP > &words)
+template < Layout L, int BPP, int Q, class Counters >
+    __device__ __forceinline__ void
+count_body (const Segment & s, int lane, Counters & counters,
+    const BodyWords < L, BPP > &words)
 {
-  constexpr int U = units_per_lane < BPP > ();
+  constexpr int U = units_per_lane < L, BPP > ();
   constexpr int WORDS = unit_bytes < BPP > () / 4;
   constexpr int M = BPP == 3 ? 3 : 4;
-  const uint32_t lane4 = 4 * lane;
 #pragma unroll
   for (int i = 0; i < U; i++) {
     if (s.u0 + lane + 32 * i < s.u1) {
 #pragma unroll
       for (int k = 0; k < WORDS; k++) {
         const uint32_t w = words[i][k];
-        count_at (warp_counters, byte_offset < 0 > (w, lane4), (Q + 4 * k) % M);
-        count_at (warp_counters, byte_offset < 1 > (w, lane4),
-            (Q + 4 * k + 1) % M);
-        count_at (warp_counters, byte_offset < 2 > (w, lane4),
-            (Q + 4 * k + 2) % M);
-        count_at (warp_counters, byte_offset < 3 > (w, lane4),
-            (Q + 4 * k + 3) % M);
+        counters.add ((Q + 4 * k) % M, value_offset < 0 > (w));
+        counters.add ((Q + 4 * k + 1) % M, value_offset < 1 > (w));
+        counters.add ((Q + 4 * k + 2) % M, value_offset < 2 > (w));
+        counters.add ((Q + 4 * k + 3) % M, value_offset < 3 > (w));
       }
     }
   }
 }
 
 /* Head and tail bytes [from, to) of a row, one per lane. */
-template < int BPP > __device__ __forceinline__ void
+template < int BPP, class Counters > __device__ __forceinline__ void
 count_bytes (const uint8_t * row, int from, int to, int lane,
-    uint8_t * warp_counters)
+    Counters & counters)
 {
   for (int i = from + lane; i < to; i += 32)
-    count_at (warp_counters, (uint32_t) row[i] << 7 | 4 * lane,
-        BPP == 3 ? i % 3 : i & 3);
+    counters.add_any (BPP == 3 ? i % 3 : i & 3, (uint32_t) row[i] << 7);
 }
 
 /* Counts a segment whose body words are loaded. */
-template < int BPP, bool RUN > __device__ __forceinline__ void
+template < Layout L, int BPP, bool RUN, class Counters >
+    __device__ __forceinline__ void
 count_segment (const Segment & s, const PlaneArgs & pl, int lane,
-    uint8_t * warp_counters, const BodyWords < BPP > &words)
+    Counters & counters, const BodyWords < L, BPP > &words)
 {
   if constexpr (RUN) {
     /* aligned rows of whole units: no head, no tail */
-    count_body < BPP, 0 > (s, lane, warp_counters, words);
+    count_body < L, BPP, 0 > (s, lane, counters, words);
     return;
   }
   if (s.first)
-    count_bytes < BPP > (s.row, 0, s.head, lane, warp_counters);
+    count_bytes < BPP > (s.row, 0, s.head, lane, counters);
   if (s.u0 < s.u1) {
     /* warp-uniform: the whole warp works on one row */
     switch (BPP == 3 ? s.head % 3 : s.head & 3) {
       case 0:
-        count_body < BPP, 0 > (s, lane, warp_counters, words);
+        count_body < L, BPP, 0 > (s, lane, counters, words);
         break;
       case 1:
-        count_body < BPP, 1 > (s, lane, warp_counters, words);
+        count_body < L, BPP, 1 > (s, lane, counters, words);
         break;
       case 2:
-        count_body < BPP, 2 > (s, lane, warp_counters, words);
+        count_body < L, BPP, 2 > (s, lane, counters, words);
         break;
       default:
         if constexpr (BPP != 3)
-          count_body < BPP, 3 > (s, lane, warp_counters, words);
+          count_body < L, BPP, 3 > (s, lane, counters, words);
         break;
     }
   }
   if (s.last)
-    count_bytes < BPP > (s.row, s.tail_from, pl.row_bytes, lane,
-        warp_counters);
-}
-
-/* A warp clears its own counters and sub-histogram: no block barrier, so
- * it starts counting as soon as it is done. */
-__device__ __forceinline__ void
-clear_warp_words (uint32_t * counters, int lane)
-{
-  for (int i = lane; i < kWarpWords / 4; i += 32)
-    reinterpret_cast < uint4 * >(counters)[i] = make_uint4 (0, 0, 0, 0);
-  __syncwarp ();
+    count_bytes < BPP > (s.row, s.tail_from, pl.row_bytes, lane, counters);
 }
 
 /* This warp's items of one plane, from `item` on.  The next item's loads
@@ -339,81 +473,63 @@ clear_warp_words (uint32_t * counters, int lane)
  * have arrived, by then long since.  RUN: the plane is one run of units
  * (cut_plane); the two ways have code of their own, as sharing it made
  * the rows' way 6-9% slower on the H100. */
-template < int BPP, bool RUN > __device__ void
+template < Layout L, int BPP, bool RUN, class Counters > __device__ void
 count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
-    int lane, uint32_t * counters, uint32_t * sub_hist, bool last_plane,
-    bool &cleared)
+    int lane, Counters & counters, bool last_plane)
 {
-  constexpr int GROWTH = max_growth_per_segment < BPP > ();
-  uint8_t *warp_counters = reinterpret_cast < uint8_t * >(counters);
-  int growth = 0;
-  BodyWords < BPP > words, next_words;
+  BodyWords < L, BPP > words, next_words;
 
-  if (item < plane_end) {
-    Segment s = segment_of < BPP, RUN > (pl, item);
-    load_body < BPP, RUN > (pl, s, lane, words);
-    /* the counters are cleared while the first loads are in flight */
-    if (!cleared) {
-      clear_warp_words (counters, lane);
-      cleared = true;
+  counters.begin_plane (pl);
+  Segment s = segment_of < L, BPP, RUN > (pl, item);
+  load_body < L, BPP, RUN > (pl, s, lane, words);
+  for (;;) {
+    item += item_stride;
+    const bool more = item < plane_end;
+    Segment next = s;
+    if (prefetch < L > () && more) {
+      next = segment_of < L, BPP, RUN > (pl, item);
+      load_body < L, BPP, RUN > (pl, next, lane, next_words);
     }
-    for (;;) {
-      item += item_stride;
-      const bool more = item < plane_end;
-      Segment next = s;
-      if (more) {
-        next = segment_of < BPP, RUN > (pl, item);
-        load_body < BPP, RUN > (pl, next, lane, next_words);
-      }
-      if (growth + GROWTH > 255) {
-        flush_counters (counters, sub_hist, lane, pl.channel_of_sub, true);
-        growth = 0;
-      }
-      growth += GROWTH;
-      count_segment < BPP, RUN > (s, pl, lane, warp_counters, words);
-      if (!more)
-        break;
-      s = next;
-#pragma unroll
-      for (int i = 0; i < units_per_lane < BPP > (); i++)
-#pragma unroll
-        for (int j = 0; j < unit_bytes < BPP > () / 4; j++)
-          words[i][j] = next_words[i][j];
+    counters.template before_segment < BPP > ();
+    count_segment < L, BPP, RUN > (s, pl, lane, counters, words);
+    if (!more)
+      break;
+    if constexpr (!prefetch < L > ()) {
+      s = segment_of < L, BPP, RUN > (pl, item);
+      load_body < L, BPP, RUN > (pl, s, lane, words);
+      continue;
     }
+    s = next;
+#pragma unroll
+    for (int i = 0; i < units_per_lane < L, BPP > (); i++)
+#pragma unroll
+      for (int j = 0; j < unit_bytes < BPP > () / 4; j++)
+        words[i][j] = next_words[i][j];
   }
-  /* the next plane needs zeros; after the last nothing reads them */
-  flush_counters (counters, sub_hist, lane, pl.channel_of_sub, !last_plane);
+  counters.end_plane (last_plane);
 }
 
 /* The kernel for 3-byte pixels has no runs (see cut_plane). */
-template < int BPP, bool RUNS > __device__ __forceinline__ void
+template < Layout L, int BPP, bool RUNS, class Counters >
+    __device__ __forceinline__ void
 count_plane_as (bool run, const PlaneArgs & pl, int plane_end, int &item,
-    int item_stride, int lane, uint32_t * counters, uint32_t * sub_hist,
-    bool last_plane, bool &cleared)
+    int item_stride, int lane, Counters & counters, bool last_plane)
 {
   if (RUNS && run)
-    count_plane < BPP, RUNS > (pl, plane_end, item, item_stride, lane,
-        counters, sub_hist, last_plane, cleared);
+    count_plane < L, BPP, RUNS > (pl, plane_end, item, item_stride, lane,
+        counters, last_plane);
   else
-    count_plane < BPP, false > (pl, plane_end, item, item_stride, lane,
-        counters, sub_hist, last_plane, cleared);
+    count_plane < L, BPP, false > (pl, plane_end, item, item_stride, lane,
+        counters, last_plane);
 }
 
-/* RGB3 (3-byte pixels) needs more registers than the others, so it has a
- * kernel of its own. */
-template < bool RGB3 > __global__ void
-hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
-    uint32_t * __restrict__ out)
+/* Every plane of the launch that this warp has items of. */
+template < Layout L, bool RGB3, class Counters > __device__ __forceinline__
+    void
+count_planes (const LaunchArgs & args, int lane, Counters & counters)
 {
-  extern __shared__ uint32_t smem[];
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
   const int n_warps = blockDim.x >> 5;
-  uint32_t *counters = smem + warp * kWarpWords;
-  uint32_t *sub_hist = counters + kCounterWords;
-
-  bool cleared = false;
-  int item = blockIdx.x * n_warps + warp;
+  int item = blockIdx.x * n_warps + (threadIdx.x >> 5);
   const int item_stride = gridDim.x * n_warps;
   for (int p = 0; p < args.n_planes; p++) {
     const PlaneArgs & pl = args.plane[p];
@@ -424,42 +540,31 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     const bool run = pl.segments == 0;
     switch (pl.bpp) {
       case 1:
-        count_plane_as < 1, !RGB3 > (run, pl, end, item, item_stride, lane,
-            counters, sub_hist, last_plane, cleared);
+        count_plane_as < L, 1, !RGB3 > (run, pl, end, item, item_stride, lane,
+            counters, last_plane);
         break;
       case 2:
-        count_plane_as < 2, !RGB3 > (run, pl, end, item, item_stride, lane,
-            counters, sub_hist, last_plane, cleared);
+        count_plane_as < L, 2, !RGB3 > (run, pl, end, item, item_stride, lane,
+            counters, last_plane);
         break;
       case 3:
         if constexpr (RGB3)
-          count_plane_as < 3, !RGB3 > (run, pl, end, item, item_stride, lane,
-              counters, sub_hist, last_plane, cleared);
+          count_plane_as < L, 3, !RGB3 > (run, pl, end, item, item_stride,
+              lane, counters, last_plane);
         break;
       default:
-        count_plane_as < 4, !RGB3 > (run, pl, end, item, item_stride, lane,
-            counters, sub_hist, last_plane, cleared);
+        count_plane_as < L, 4, !RGB3 > (run, pl, end, item, item_stride, lane,
+            counters, last_plane);
         break;
     }
   }
-  /* a warp with nothing to count still adds its (zero) sub-histogram */
-  if (!cleared)
-    clear_warp_words (counters, lane);
-  __syncthreads ();
+}
 
-  /* the block's sum of its warps, one atomic per non-zero bin (summing
-   * all of a thread's bins before any atomic goes out, which Nsight
-   * Compute suggested, was faster at 720p and slower at 4K and 8K) */
-  for (int b = threadIdx.x; b < kChannels * kBins; b += blockDim.x) {
-    uint32_t sum = 0;
-    for (int w = 0; w < n_warps; w++)
-      sum += smem[w * kWarpWords + kCounterWords + b];
-    if (sum)
-      atomicAdd (&ws->counts[b], sum);
-  }
+/* The last block out publishes the counts and leaves zeros behind. */
+__device__ __forceinline__ void
+publish_counts (Workspace * __restrict__ ws, uint32_t * __restrict__ out)
+{
   constexpr int kCounts = kChannels * kBins;
-
-  /* The last block out publishes the counts and leaves zeros behind. */
   if (!cf_block_is_last (&ws->blocks_done))
     return;
   /* every load before any store, from L2 (where the atomics are): one
@@ -485,24 +590,100 @@ hist_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     __stcg (&ws->blocks_done, 0u);
 }
 
-/* Warps per block (as many as shared memory holds, one block per SM) and
- * blocks, per device and kernel. */
+/* RGB3 (3-byte pixels) needs more registers than the others, so it has a
+ * kernel of its own, in either layout. */
+template < bool RGB3 > __global__ void
+__launch_bounds__ (32 * BlockWords::kWarps, 1)
+hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
+    uint32_t * __restrict__ out)
+{
+  extern __shared__ uint4 smem4[];
+  uint32_t *smem = reinterpret_cast < uint32_t * >(smem4);
+
+  BlockWords counters;
+  counters.counters = reinterpret_cast < uint8_t * >(smem);
+  counters.lane4 = 4 * (threadIdx.x & 31);
+  counters.channels_used = args.channels_used;
+  counters.ready = false;
+  count_planes < Layout::kBlockWords, RGB3 > (args, threadIdx.x & 31,
+      counters);
+  if (!counters.ready)
+    counters.get_ready ();
+  __syncthreads ();
+
+  /* bin b = channel * 256 + value sums its 32 lanes' words, thread b
+   * starting at lane b % 32 so a warp reads 32 banks at once */
+  for (int b = threadIdx.x; b < kChannels * kBins; b += blockDim.x) {
+    if (!(args.channels_used >> (b / kBins) & 1))
+      continue;
+    const uint32_t *words = smem + b * 32;
+    uint32_t sum = 0;
+#pragma unroll 8
+    for (int j = 0; j < 32; j++)
+      sum += words[(j + b) & 31];
+    if (sum)
+      atomicAdd (&ws->counts[b], sum);
+  }
+  publish_counts (ws, out);
+}
+
+template < bool RGB3 > __global__ void
+hist_warp_bytes_kernel (LaunchArgs args, Workspace * __restrict__ ws,
+    uint32_t * __restrict__ out)
+{
+  extern __shared__ uint32_t smem[];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int n_warps = blockDim.x >> 5;
+
+  WarpBytes counters;
+  counters.counters = smem + warp * WarpBytes::kWarpWords;
+  counters.sub_hist = counters.counters + WarpBytes::kCounterWords;
+  counters.lane = lane;
+  counters.lane4 = 4 * lane;
+  counters.cleared = false;
+  count_planes < Layout::kWarpBytes, RGB3 > (args, lane, counters);
+  /* a warp with nothing to count still adds its (zero) sub-histogram */
+  if (!counters.cleared)
+    counters.clear ();
+  __syncthreads ();
+
+  /* the block's sum of its warps, one atomic per non-zero bin (summing
+   * all of a thread's bins before any atomic goes out, which Nsight
+   * Compute suggested, was faster at 720p and slower at 4K and 8K) */
+  for (int b = threadIdx.x; b < kChannels * kBins; b += blockDim.x) {
+    uint32_t sum = 0;
+    for (int w = 0; w < n_warps; w++)
+      sum += smem[w * WarpBytes::kWarpWords + WarpBytes::kCounterWords + b];
+    if (sum)
+      atomicAdd (&ws->counts[b], sum);
+  }
+  publish_counts (ws, out);
+}
+
+/* The kernel a launch takes, its block and its shared memory, per device
+ * (cached) and by whether it counts 3-byte pixels and skips bytes. */
 struct Shape
 {
+  Layout layout;
   int warps, blocks;
+  size_t smem;
 };
 
+CfHistLayout forced_layout = CF_HIST_LAYOUT_AUTO;
+
 template < bool RGB3 > cudaError_t
-kernel_shape (Shape * shape)
+kernel_shape (bool skips, Shape * shape)
 {
-  static Shape cached[64];
+  static Shape cached[64][2][2];
+  const bool warp_bytes = forced_layout == CF_HIST_LAYOUT_WARP_BYTES;
   int dev = 0, smem = 0, sms = 0;
   cudaError_t err;
 
   if ((err = cudaGetDevice (&dev)) != cudaSuccess)
     return err;
-  if (dev >= 0 && dev < 64 && cached[dev].warps) {
-    *shape = cached[dev];
+  if (dev >= 0 && dev < 64 && cached[dev][skips][warp_bytes].warps) {
+    *shape = cached[dev][skips][warp_bytes];
     return cudaSuccess;
   }
   if ((err = cudaDeviceGetAttribute (&smem,
@@ -512,19 +693,29 @@ kernel_shape (Shape * shape)
     return err;
   /* what static shared memory and the system take per block */
   smem -= 1024 + 16;
-  shape->warps = smem / (int) (kWarpWords * sizeof (uint32_t));
-  if (shape->warps > kMaxWarps)
-    shape->warps = kMaxWarps;
-  if (shape->warps < 1)
-    return cudaErrorInvalidConfiguration;
   shape->blocks = sms;
-  if ((err = cudaFuncSetAttribute (hist_kernel < RGB3 >,
-              cudaFuncAttributeMaxDynamicSharedMemorySize,
-              shape->warps * kWarpWords * (int) sizeof (uint32_t)))
-      != cudaSuccess)
+  if (!warp_bytes && (size_t) smem >= BlockWords::smem_bytes (skips)) {
+    shape->layout = Layout::kBlockWords;
+    shape->warps = BlockWords::kWarps;
+    shape->smem = BlockWords::smem_bytes (skips);
+    err = cudaFuncSetAttribute (hist_block_words_kernel < RGB3 >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape->smem);
+  } else {
+    shape->layout = Layout::kWarpBytes;
+    shape->warps = smem / (int) (WarpBytes::kWarpWords * sizeof (uint32_t));
+    if (shape->warps > WarpBytes::kMaxWarps)
+      shape->warps = WarpBytes::kMaxWarps;
+    if (shape->warps < 1)
+      return cudaErrorInvalidConfiguration;
+    shape->smem = (size_t) shape->warps * WarpBytes::kWarpWords *
+        sizeof (uint32_t);
+    err = cudaFuncSetAttribute (hist_warp_bytes_kernel < RGB3 >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape->smem);
+  }
+  if (err != cudaSuccess)
     return err;
   if (dev >= 0 && dev < 64)
-    cached[dev] = *shape;
+    cached[dev][skips][warp_bytes] = *shape;
   return cudaSuccess;
 }
 
@@ -535,11 +726,11 @@ kernel_shape (Shape * shape)
  * made 4K and 8K RGBA 13% and 10% slower, and NV12 1080p, whose rows are
  * under half a segment, 29% faster (docs/notes.md).  The kernel that
  * counts 3-byte pixels has no runs: their code made it 20% slower. */
-template < int BPP > long long
+template < Layout L, int BPP > long long
 cut_plane (PlaneArgs * pl, bool runs)
 {
   constexpr long long UNIT = unit_bytes < BPP > ();
-  constexpr long long SEGMENT_UNITS = 32 * units_per_lane < BPP > ();
+  constexpr long long SEGMENT_UNITS = segment_units < L, BPP > ();
   const long long units_per_row = pl->row_bytes / UNIT;
   const long long units = units_per_row * pl->rows;
   const long long run_items = (units + SEGMENT_UNITS - 1) / SEGMENT_UNITS;
@@ -563,7 +754,28 @@ cut_plane (PlaneArgs * pl, bool runs)
   return row_items;
 }
 
+template < Layout L > long long
+cut_plane_as (PlaneArgs * pl, bool runs)
+{
+  switch (pl->bpp) {
+    case 1:
+      return cut_plane < L, 1 > (pl, runs);
+    case 2:
+      return cut_plane < L, 2 > (pl, runs);
+    case 3:
+      return cut_plane < L, 3 > (pl, runs);
+    default:
+      return cut_plane < L, 4 > (pl, runs);
+  }
+}
+
 }                               /* namespace */
+
+extern "C" void
+cf_hist_set_layout (CfHistLayout layout)
+{
+  forced_layout = layout;
+}
 
 extern "C" size_t
 cf_hist_workspace_bytes (void)
@@ -584,26 +796,41 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
 {
   LaunchArgs args = { };
   long long items = 0;
-  bool rgb3 = false;
+  bool rgb3 = false, skips = false;
 
   if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !counts || !workspace
       || (n_planes > 0 && !planes))
     return cudaErrorInvalidValue;
-  for (int p = 0; p < n_planes; p++)
-    rgb3 |= planes[p].bytes_per_pixel == 3;
+  for (int p = 0; p < n_planes; p++) {
+    const CfSamplePlane *in = &planes[p];
+    if (in->bytes_per_pixel < 1 || in->bytes_per_pixel > 4 || in->width < 0
+        || in->height < 0)
+      return cudaErrorInvalidValue;
+    for (int b = 0; b < 4; b++) {
+      if (in->channel[b] >= CF_HIST_MAX_CHANNELS)
+        return cudaErrorInvalidValue;
+      if (b < in->bytes_per_pixel && in->channel[b] < 0)
+        skips = true;
+    }
+    rgb3 |= in->bytes_per_pixel == 3;
+  }
+
+  Shape shape;
+  cudaError_t err;
+  cf_forget_earlier_errors ();
+  err = rgb3 ? kernel_shape < true > (skips, &shape) :
+      kernel_shape < false > (skips, &shape);
+  if (err != cudaSuccess)
+    return err;
+
   for (int p = 0; p < n_planes; p++) {
     const CfSamplePlane *in = &planes[p];
     PlaneArgs *pl = &args.plane[args.n_planes];
     int bpp = in->bytes_per_pixel;
     long long row_bytes = (long long) in->width * bpp;
-    if (bpp < 1 || bpp > 4 || in->width < 0 || in->height < 0
-        || row_bytes > INT32_MAX
+    if (row_bytes > INT32_MAX
         || (in->height > 1 && in->pitch < (size_t) row_bytes))
       return cudaErrorInvalidValue;
-    for (int b = 0; b < 4; b++) {
-      if (in->channel[b] >= CF_HIST_MAX_CHANNELS)
-        return cudaErrorInvalidValue;
-    }
     if (row_bytes == 0 || in->height == 0)
       continue;
     if (!in->data)
@@ -613,27 +840,18 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     pl->row_bytes = (int) row_bytes;
     pl->rows = in->height;
     pl->bpp = bpp;
-    long long plane_items;
-    switch (bpp) {
-      case 1:
-        plane_items = cut_plane < 1 > (pl, !rgb3);
-        break;
-      case 2:
-        plane_items = cut_plane < 2 > (pl, !rgb3);
-        break;
-      case 3:
-        plane_items = cut_plane < 3 > (pl, !rgb3);
-        break;
-      default:
-        plane_items = cut_plane < 4 > (pl, !rgb3);
-        break;
-    }
+    long long plane_items = shape.layout == Layout::kBlockWords ?
+        cut_plane_as < Layout::kBlockWords > (pl, !rgb3) :
+        cut_plane_as < Layout::kWarpBytes > (pl, !rgb3);
     pl->first_item = (int) items;
     /* sub-counter s counts the bytes at row index i with i % 4 == s (i % 3
      * for 3-byte pixels): their channel is that of byte s % bpp */
-    for (int s = 0; s < 4; s++)
+    for (int s = 0; s < 4; s++) {
       pl->channel_of_sub[s] = bpp == 3 ? (s < 3 ? in->channel[s] : -1) :
           in->channel[s % bpp];
+      if (pl->channel_of_sub[s] >= 0)
+        args.channels_used |= 1u << pl->channel_of_sub[s];
+    }
     items += plane_items;
     if (items > INT32_MAX / 2)
       return cudaErrorInvalidValue;
@@ -641,12 +859,6 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     args.n_planes++;
   }
 
-  Shape shape;
-  cudaError_t err;
-  cf_forget_earlier_errors ();
-  err = rgb3 ? kernel_shape < true > (&shape) : kernel_shape < false > (&shape);
-  if (err != cudaSuccess)
-    return err;
   /* one block per SM at most; an empty region still needs one block to
    * publish its zeros */
   long long blocks = (items + shape.warps - 1) / shape.warps;
@@ -654,12 +866,21 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     blocks = shape.blocks;
   if (blocks < 1)
     blocks = 1;
-  size_t smem = (size_t) shape.warps * kWarpWords * sizeof (uint32_t);
-  if (rgb3)
-    hist_kernel < true > <<< (int) blocks, 32 * shape.warps, smem, stream >>>
-        (args, (Workspace *) workspace, counts);
-  else
-    hist_kernel < false > <<< (int) blocks, 32 * shape.warps, smem, stream >>>
-        (args, (Workspace *) workspace, counts);
+  Workspace *ws = (Workspace *) workspace;
+  if (shape.layout == Layout::kBlockWords) {
+    if (rgb3)
+      hist_block_words_kernel < true > <<< (int) blocks, 32 * shape.warps,
+          shape.smem, stream >>> (args, ws, counts);
+    else
+      hist_block_words_kernel < false > <<< (int) blocks, 32 * shape.warps,
+          shape.smem, stream >>> (args, ws, counts);
+  } else {
+    if (rgb3)
+      hist_warp_bytes_kernel < true > <<< (int) blocks, 32 * shape.warps,
+          shape.smem, stream >>> (args, ws, counts);
+    else
+      hist_warp_bytes_kernel < false > <<< (int) blocks, 32 * shape.warps,
+          shape.smem, stream >>> (args, ws, counts);
+  }
   return cudaGetLastError ();
 }
