@@ -105,10 +105,17 @@ struct LaunchArgs
   unsigned channels_used;       /* bit c: some plane counts into channel c */
 };
 
-/* The workspace: counts being summed, and how many blocks are done. */
+constexpr int kCounts = kChannels * kBins;
+
+/* The workspace: counts being summed, and how many blocks are done.
+ * Block b adds into copy b % kCopies, so that fewer blocks' atomics queue
+ * on each address, and the last block sums the copies.  On the H100 4
+ * copies took 0.1-0.7 us off a launch against 1 (most at 720p and on
+ * NV12); 8 and 16 were slower than 4 (docs/notes.md). */
+constexpr int kCopies = 4;
 struct Workspace
 {
-  uint32_t counts[kChannels * kBins];
+  uint32_t counts[kCopies][kCounts];
   uint32_t blocks_done;
 };
 
@@ -564,27 +571,22 @@ count_planes (const LaunchArgs & args, int lane, Counters & counters)
 __device__ __forceinline__ void
 publish_counts (Workspace * __restrict__ ws, uint32_t * __restrict__ out)
 {
-  constexpr int kCounts = kChannels * kBins;
   if (!cf_block_is_last (&ws->blocks_done))
     return;
-  /* every load before any store, from L2 (where the atomics are): one
-   * round trip for the whole copy, not one per bin */
-  constexpr int kLoads = 8;
-  for (int base = threadIdx.x; base < kCounts; base += kLoads * blockDim.x) {
-    uint32_t count[kLoads];
+  /* a bin's copies loaded together, from L2 (where the atomics are) */
+#pragma unroll 2
+  for (int b = threadIdx.x; b < kCounts; b += blockDim.x) {
+    uint32_t count[kCopies];
 #pragma unroll
-    for (int j = 0; j < kLoads; j++) {
-      const int b = base + j * blockDim.x;
-      count[j] = b < kCounts ? __ldcg (&ws->counts[b]) : 0u;
-    }
+    for (int c = 0; c < kCopies; c++)
+      count[c] = __ldcg (&ws->counts[c][b]);
+    uint32_t sum = 0;
 #pragma unroll
-    for (int j = 0; j < kLoads; j++) {
-      const int b = base + j * blockDim.x;
-      if (b < kCounts) {
-        out[b] = count[j];
-        __stcg (&ws->counts[b], 0u);
-      }
+    for (int c = 0; c < kCopies; c++) {
+      sum += count[c];
+      __stcg (&ws->counts[c][b], 0u);
     }
+    out[b] = sum;
   }
   if (threadIdx.x == 0)
     __stcg (&ws->blocks_done, 0u);
@@ -622,7 +624,7 @@ hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     for (int j = 0; j < 32; j++)
       sum += words[(j + b) & 31];
     if (sum)
-      atomicAdd (&ws->counts[b], sum);
+      atomicAdd (&ws->counts[blockIdx.x % kCopies][b], sum);
   }
   publish_counts (ws, out);
 }
@@ -656,7 +658,7 @@ hist_warp_bytes_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     for (int w = 0; w < n_warps; w++)
       sum += smem[w * WarpBytes::kWarpWords + WarpBytes::kCounterWords + b];
     if (sum)
-      atomicAdd (&ws->counts[b], sum);
+      atomicAdd (&ws->counts[blockIdx.x % kCopies][b], sum);
   }
   publish_counts (ws, out);
 }
