@@ -110,8 +110,9 @@ constexpr int kCounts = kChannels * kBins;
 /* The workspace: counts being summed, and how many blocks are done.
  * Block b adds into copy b % kCopies, so that fewer blocks' atomics queue
  * on each address, and the last block sums the copies.  On the H100 4
- * copies took 0.1-0.7 us off a launch against 1 (most at 720p and on
- * NV12); 8 and 16 were slower than 4 (docs/notes.md). */
+ * copies took 0.1-0.8 us off a launch against 1 at every size but 8K
+ * (most at 720p and on NV12); 8 and 16 were slower than 4
+ * (docs/notes.md). */
 constexpr int kCopies = 4;
 struct Workspace
 {
