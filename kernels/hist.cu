@@ -18,11 +18,12 @@
  *   four 8-bit counters, one per sub-counter s (the byte's position in the
  *   row, modulo 4, or modulo 3 for 3-byte pixels), 32 KB a warp.  8-bit
  *   counters fill up, so a warp empties them into its 32-bit per-channel
- *   sub-histogram before any could pass 255.  For GPUs with less shared
- *   memory a block.
+ *   sub-histogram (4 KB more) before any could pass 255.  For GPUs with
+ *   less shared memory a block.
  * At the end a block adds its counts into the global counts, one atomic
- * per non-zero bin, and the last block to finish copies the counts out and
- * zeroes them for the next launch, so a frame is one launch.
+ * per non-zero bin, and the last block to finish sums the counts' copies
+ * (Workspace), writes them out and zeroes them for the next launch, so a
+ * frame is one launch.
  *
  * A warp takes one segment at a time: up to 32 x units_per_lane() units of
  * 16 bytes (48 for 3-byte pixels, so that a unit holds whole pixels), all
@@ -37,6 +38,8 @@
  * CPU reference: hist-reference.c, the same counts. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
+
+#include <mutex>
 
 namespace {
 
@@ -151,7 +154,11 @@ struct BlockWords
   /* Each warp zeroes its 32nd of the counters of the channels counted,
    * then waits for the others: the first time after its first loads are
    * issued, so that the zeroing hides under them (or at the end, for a
-   * warp with nothing to count). */
+   * warp with nothing to count).  Warps arrive here from different places
+   * (each count_plane, or the kernel's end), which __syncthreads (the
+   * aligned bar.sync) does not allow: the barrier is the unaligned form,
+   * which counts the threads wherever they arrive (compute-sanitizer's
+   * synccheck reported the aligned one). */
   __device__ void get_ready ()
   {
     constexpr int kVectors = kChannels * kChannelBytes / 16;
@@ -162,7 +169,7 @@ struct BlockWords
       if (channels_used >> (i / (kChannelBytes / 16)) & 1)
         v[i] = make_uint4 (0, 0, 0, 0);
     }
-    __syncthreads ();
+    asm volatile ("barrier.sync 0;":::"memory");
     ready = true;
   }
 
@@ -674,6 +681,8 @@ struct Shape
 };
 
 CfHistLayout forced_layout = CF_HIST_LAYOUT_AUTO;
+/* elements launch from several streaming threads */
+std::mutex shape_lock;
 
 template < bool RGB3 > cudaError_t
 kernel_shape (bool skips, Shape * shape)
@@ -685,6 +694,7 @@ kernel_shape (bool skips, Shape * shape)
 
   if ((err = cudaGetDevice (&dev)) != cudaSuccess)
     return err;
+  std::lock_guard < std::mutex > hold (shape_lock);
   if (dev >= 0 && dev < 64 && cached[dev][skips][warp_bytes].warps) {
     *shape = cached[dev][skips][warp_bytes];
     return cudaSuccess;
@@ -701,8 +711,13 @@ kernel_shape (bool skips, Shape * shape)
     shape->layout = Layout::kBlockWords;
     shape->warps = BlockWords::kWarps;
     shape->smem = BlockWords::smem_bytes (skips);
+    /* the kernel's limit is the most any of its launches asks, whether or
+     * not this one skips bytes: a limit lowered for one shape would fail
+     * the launches of a shape cached before it */
+    const size_t limit = (size_t) smem >= BlockWords::smem_bytes (true) ?
+        BlockWords::smem_bytes (true) : BlockWords::smem_bytes (false);
     err = cudaFuncSetAttribute (hist_block_words_kernel < RGB3 >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape->smem);
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit);
   } else {
     shape->layout = Layout::kWarpBytes;
     shape->warps = smem / (int) (WarpBytes::kWarpWords * sizeof (uint32_t));

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The whole check on a GPU machine, in one call (see docs/development.md):
 # the test suite, real gst-launch pipelines, the benchmarks, and the suite
-# again under compute-sanitizer memcheck and racecheck (slowest, so last).
+# again under compute-sanitizer memcheck, synccheck and racecheck (slowest,
+# so last).
 # Logs and CSV go to $OUT (or ./device-out).  Run from the project root,
 # after `bash scripts/device-pack.sh`, with carry [".device", "build-device"],
 # as: bash scripts/device-check.sh [run|sanitize]
 # (run: tests, pipelines, examples, benchmarks; sanitize: the suite under
-# memcheck and racecheck; both by default.  Each fits one device call.)
+# memcheck, synccheck and racecheck; both by default.  Each fitted one
+# device call before synccheck was added, which took ~3 min of tests on
+# its own on an H100; sanitize has not been timed whole since.)
 set -uo pipefail
 what=${1:-all}
 export BUILD=${BUILD:-$PWD/build-device}
@@ -80,6 +83,13 @@ grep -h "ERROR SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/mem
 for f in $(grep -L -e "ERROR SUMMARY: 0 errors" -e "terminated before first instrumented API call" /tmp/sanitizer/*.log); do
   echo "--- $f"; head -30 "$f"
 done 2>&1 | tee -a "$out/memcheck.log"
+
+step "test suite under compute-sanitizer synccheck (barriers)"
+rm -rf /tmp/sanitizer && mkdir -p /tmp/sanitizer
+bash $run test --timeout-multiplier 10 kernels cudagray cudablur cudahist cudasum \
+  --wrap "compute-sanitizer --tool synccheck --report-api-errors no --require-cuda-init no --error-exitcode 1 --print-limit 20 --log-file /tmp/sanitizer/%p.log" \
+  2>&1 | tee "$out/synccheck.log" || status=1
+grep -h "ERROR SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/synccheck.log"
 
 step "test suite under compute-sanitizer racecheck (shared-memory kernels)"
 rm -rf /tmp/sanitizer && mkdir -p /tmp/sanitizer

@@ -546,6 +546,53 @@ check_hist_regions (void)
     }
 }
 
+/* Launch shapes are cached per kind of format: one with a byte not
+ * counted (160 KB of counters a block) after one without (128 KB) and
+ * again after it, for 4-byte and 3-byte pixels; planes of mixed bytes per
+ * pixel in one launch; empty regions and no planes at all (all counts
+ * zero).  test_hist_shapes runs before the other histogram tests, while
+ * nothing is cached yet. */
+static void
+check_hist_shapes (void)
+{
+  /* a 3-byte pixel with a byte not counted */
+  static const HistPlaneSpec hist_bxr = { 0, 0, 3, {2, -1, 0, -1} };
+  const HistPlaneSpec *order[] = { &hist_xrgb, &hist_rgba, &hist_xrgb,
+    &hist_bxr, &hist_bgr, &hist_bxr
+  };
+  HistPlaneSpec mixed[3] = { {67, 33, 4, {0, 1, 2, 3}},
+  {67, 33, 3, {1, -1, 2, -1}},
+  {67, 33, 1, {3, -1, -1, -1}}
+  };
+  HistPlaneSpec rgba = hist_rgba;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (order); i++) {
+    HistPlaneSpec sp = *order[i];
+    gchar *what = g_strdup_printf ("hist shape %u (bpp %d)", i, sp.bpp);
+
+    sp.w = sp.h = 64;
+    run_hist_case (&sp, 1, 0, 0, sp.w, sp.h, PITCH_TIGHT, CONTENT_RANDOM, what);
+    g_free (what);
+  }
+  run_hist_case (mixed, 3, 0, 0, 67, 33, PITCH_PADDED, CONTENT_RANDOM,
+      "hist planes of 4, 3 and 1 bytes a pixel");
+  rgba.w = rgba.h = 64;
+  run_hist_case (&rgba, 1, 3, 3, 0, 5, PITCH_PADDED, CONTENT_RANDOM,
+      "hist region 0x5");
+  run_hist_case (&rgba, 1, 3, 3, 5, 0, PITCH_PADDED, CONTENT_RANDOM,
+      "hist region 5x0");
+  run_hist_case (&rgba, 0, 0, 0, 0, 0, PITCH_PADDED, CONTENT_RANDOM,
+      "hist no planes");
+}
+
+GST_START_TEST (test_hist_shapes)
+{
+  check_hist_shapes ();
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_hist_equals_reference)
 {
   check_hist_equals_reference ();
@@ -567,6 +614,7 @@ GST_END_TEST;
 GST_START_TEST (test_hist_warp_bytes_equals_reference)
 {
   cf_hist_set_layout (CF_HIST_LAYOUT_WARP_BYTES);
+  check_hist_shapes ();
   check_hist_equals_reference ();
   check_hist_regions ();
   cf_hist_set_layout (CF_HIST_LAYOUT_AUTO);
@@ -922,6 +970,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_plane_copy_and_fill);
   tcase_add_test (tc, test_blur_small_frames);
   tcase_add_test (tc, test_blur_large_frames);
+  tcase_add_test (tc, test_hist_shapes);
   tcase_add_test (tc, test_hist_equals_reference);
   tcase_add_test (tc, test_hist_regions);
   tcase_add_test (tc, test_hist_warp_bytes_equals_reference);
