@@ -673,9 +673,12 @@ hist_warp_bytes_kernel (LaunchArgs args, Workspace * __restrict__ ws,
 
 /* The kernel a launch takes, its block and its shared memory, per device
  * (cached) and by whether it counts 3-byte pixels and skips bytes. */
+typedef void (*HistKernel) (LaunchArgs, Workspace *, uint32_t *);
+
 struct Shape
 {
   Layout layout;
+  HistKernel kernel;
   int warps, blocks;
   size_t smem;
 };
@@ -711,12 +714,13 @@ kernel_shape (bool skips, Shape * shape)
     shape->layout = Layout::kBlockWords;
     shape->warps = BlockWords::kWarps;
     shape->smem = BlockWords::smem_bytes (skips);
+    shape->kernel = hist_block_words_kernel < RGB3 >;
     /* the kernel's limit is the most any of its launches asks, whether or
      * not this one skips bytes: a limit lowered for one shape would fail
      * the launches of a shape cached before it */
     const size_t limit = (size_t) smem >= BlockWords::smem_bytes (true) ?
         BlockWords::smem_bytes (true) : BlockWords::smem_bytes (false);
-    err = cudaFuncSetAttribute (hist_block_words_kernel < RGB3 >,
+    err = cudaFuncSetAttribute (shape->kernel,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit);
   } else {
     shape->layout = Layout::kWarpBytes;
@@ -727,7 +731,8 @@ kernel_shape (bool skips, Shape * shape)
       return cudaErrorInvalidConfiguration;
     shape->smem = (size_t) shape->warps * WarpBytes::kWarpWords *
         sizeof (uint32_t);
-    err = cudaFuncSetAttribute (hist_warp_bytes_kernel < RGB3 >,
+    shape->kernel = hist_warp_bytes_kernel < RGB3 >;
+    err = cudaFuncSetAttribute (shape->kernel,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape->smem);
   }
   if (err != cudaSuccess)
@@ -884,21 +889,7 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     blocks = shape.blocks;
   if (blocks < 1)
     blocks = 1;
-  Workspace *ws = (Workspace *) workspace;
-  if (shape.layout == Layout::kBlockWords) {
-    if (rgb3)
-      hist_block_words_kernel < true > <<< (int) blocks, 32 * shape.warps,
-          shape.smem, stream >>> (args, ws, counts);
-    else
-      hist_block_words_kernel < false > <<< (int) blocks, 32 * shape.warps,
-          shape.smem, stream >>> (args, ws, counts);
-  } else {
-    if (rgb3)
-      hist_warp_bytes_kernel < true > <<< (int) blocks, 32 * shape.warps,
-          shape.smem, stream >>> (args, ws, counts);
-    else
-      hist_warp_bytes_kernel < false > <<< (int) blocks, 32 * shape.warps,
-          shape.smem, stream >>> (args, ws, counts);
-  }
+  shape.kernel <<< (int) blocks, 32 * shape.warps, shape.smem, stream >>>
+      (args, (Workspace *) workspace, counts);
   return cudaGetLastError ();
 }
