@@ -97,6 +97,8 @@ struct PlaneArgs
   int items;                    /* of this plane */
   int units;                    /* one run of units: how many */
   int units_per_row;            /* one run of units: per row, at least 2 */
+  int run_item_units;           /* one run of units: units an item, at most
+                                 * a segment */
   uint64_t row_of_unit;         /* one run of units: ceil (2^64 / units_per_row) */
   int channel_of_sub[4];        /* sub-counter -> channel, -1: not counted */
 };
@@ -343,8 +345,8 @@ segment_of (const PlaneArgs & pl, int item)
   if constexpr (RUN) {
     s.row = s.body = pl.data;
     s.head = s.tail_from = 0;
-    s.u0 = local * SEGMENT_UNITS;
-    s.u1 = min (pl.units, s.u0 + SEGMENT_UNITS);
+    s.u0 = local * pl.run_item_units;
+    s.u1 = min (pl.units, s.u0 + pl.run_item_units);
     s.first = s.last = false;
     return s;
   }
@@ -621,16 +623,21 @@ hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     counters.get_ready ();
   __syncthreads ();
 
-  /* bin b = channel * 256 + value sums its 32 lanes' words, thread b
-   * starting at lane b % 32 so a warp reads 32 banks at once */
+  /* bin b = channel * 256 + value sums its 32 lanes' words as 8 vectors
+   * of 16 bytes, thread b starting at vector b % 8 so that each quarter
+   * of a warp reads 32 banks at once.  Every block's end waits on this:
+   * on the H100, 16-byte reads took 0.3 us off a launch against 32 word
+   * reads (docs/notes.md). */
   for (int b = threadIdx.x; b < kChannels * kBins; b += blockDim.x) {
     if (!(args.channels_used >> (b / kBins) & 1))
       continue;
-    const uint32_t *words = smem + b * 32;
+    const uint4 *row = smem4 + b * 8;
     uint32_t sum = 0;
-#pragma unroll 8
-    for (int j = 0; j < 32; j++)
-      sum += words[(j + b) & 31];
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+      const uint4 q = row[(j + b) & 7];
+      sum += q.x + q.y + q.z + q.w;
+    }
     if (sum)
       atomicAdd (&ws->counts[blockIdx.x % kCopies][b], sum);
   }
@@ -742,15 +749,25 @@ kernel_shape (bool skips, Shape * shape)
   return cudaSuccess;
 }
 
+/* Whether a plane can be counted as one run of units: every row whole,
+ * aligned units of 16 bytes, at least 2 of them (row_of_unit). */
+bool
+can_be_run (const PlaneArgs & pl)
+{
+  return pl.row_bytes % 16 == 0 && pl.row_bytes / 16 >= 2
+      && ((uintptr_t) pl.data & 15) == 0 && pl.pitch % 16 == 0;
+}
+
 /* Cuts a plane into items and returns how many: segments of rows, or, if
  * `runs`, one run of units where every row is whole aligned units and that
- * at least halves the items.  A run costs a division per unit for its
+ * at least halves the items; or, if run_item_units > 0, one run in items
+ * of that many units (the caller has checked that the plane can be one).  A run costs a division per unit for its
  * address, where a row's units are at fixed offsets: on the H100 runs
  * made 4K and 8K RGBA 13% and 10% slower, and NV12 1080p, whose rows are
  * under half a segment, 29% faster (docs/notes.md).  The kernel that
  * counts 3-byte pixels has no runs: their code made it 20% slower. */
 template < Layout L, int BPP > long long
-cut_plane (PlaneArgs * pl, bool runs)
+cut_plane (PlaneArgs * pl, bool runs, int run_item_units)
 {
   constexpr long long UNIT = unit_bytes < BPP > ();
   constexpr long long SEGMENT_UNITS = segment_units < L, BPP > ();
@@ -763,33 +780,74 @@ cut_plane (PlaneArgs * pl, bool runs)
   pl->units = 0;
   pl->units_per_row = 1;
   pl->row_of_unit = 0;
-  if (runs && pl->row_bytes % UNIT == 0 && units_per_row >= 2
-      && units <= INT32_MAX - SEGMENT_UNITS
-      && ((uintptr_t) pl->data & 15) == 0
-      && pl->pitch % 16 == 0
-      && 2 * run_items <= row_items) {
+  pl->run_item_units = (int) SEGMENT_UNITS;
+  if (run_item_units > 0 || (runs && can_be_run (*pl)
+          && units <= INT32_MAX - SEGMENT_UNITS
+          && 2 * run_items <= row_items)) {
     pl->segments = 0;
     pl->units = (int) units;
     pl->units_per_row = (int) units_per_row;
     pl->row_of_unit = UINT64_MAX / (uint64_t) units_per_row + 1;
+    if (run_item_units > 0) {
+      pl->run_item_units = run_item_units;
+      return (units + run_item_units - 1) / run_item_units;
+    }
     return run_items;
   }
   return row_items;
 }
 
 template < Layout L > long long
-cut_plane_as (PlaneArgs * pl, bool runs)
+cut_plane_as (PlaneArgs * pl, bool runs, int run_item_units = 0)
 {
   switch (pl->bpp) {
     case 1:
-      return cut_plane < L, 1 > (pl, runs);
+      return cut_plane < L, 1 > (pl, runs, run_item_units);
     case 2:
-      return cut_plane < L, 2 > (pl, runs);
+      return cut_plane < L, 2 > (pl, runs, run_item_units);
     case 3:
-      return cut_plane < L, 3 > (pl, runs);
+      return cut_plane < L, 3 > (pl, runs, run_item_units);
     default:
-      return cut_plane < L, 4 > (pl, runs);
+      return cut_plane < L, 4 > (pl, runs, run_item_units);
   }
+}
+
+/* Units an item of the BlockWords kernel when every plane is cut as one
+ * run, in items as even as the grid's warps allow: each warp then counts
+ * as many segments as any other, give or take one, where cutting by rows
+ * can leave a few warps a whole segment more than the rest (1080p RGBA:
+ * 3 segments for some warps, 2 for most).  0 where not every plane can be
+ * one run, or where the warp with the most items would not have at least
+ * a quarter fewer than with the planes cut as they are (`items_now`):
+ * runs cost more a segment than rows (an address a unit), and on the H100
+ * they made 8K NV12 6% slower with 12 segments a warp against 13, where
+ * 1080p RGBA, 2 against 3, gained 4% (docs/notes.md). */
+int
+even_run_item_units (const PlaneArgs * planes, int n_planes, int warps,
+    long long items_now)
+{
+  constexpr long long SEGMENT_UNITS = segment_units < Layout::kBlockWords,
+      4 > ();
+  long long units = 0;
+  for (int p = 0; p < n_planes; p++) {
+    if (planes[p].bpp == 3 || !can_be_run (planes[p]))
+      return 0;
+    units += (long long) (planes[p].row_bytes / 16) * planes[p].rows;
+  }
+  if (n_planes == 0 || units > INT32_MAX / 2)
+    return 0;
+  const long long rounds = (units + warps * SEGMENT_UNITS - 1) /
+      (warps * SEGMENT_UNITS);
+  /* whole 128-byte lines an item, so that no line is split between warps */
+  long long per_item = (units + warps * rounds - 1) / (warps * rounds);
+  per_item = (per_item + 7) / 8 * 8;
+  long long items = 0;
+  for (int p = 0; p < n_planes; p++)
+    items += ((long long) (planes[p].row_bytes / 16) * planes[p].rows +
+        per_item - 1) / per_item;
+  const long long most = (items + warps - 1) / warps;
+  const long long most_now = (items_now + warps - 1) / warps;
+  return 4 * most <= 3 * most_now ? (int) per_item : 0;
 }
 
 }                               /* namespace */
@@ -880,6 +938,21 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
       return cudaErrorInvalidValue;
     pl->items = (int) plane_items;
     args.n_planes++;
+  }
+
+  if (shape.layout == Layout::kBlockWords) {
+    const int per_item = even_run_item_units (args.plane, args.n_planes,
+        shape.blocks * shape.warps, items);
+    if (per_item > 0) {
+      items = 0;
+      for (int p = 0; p < args.n_planes; p++) {
+        PlaneArgs *pl = &args.plane[p];
+        pl->first_item = (int) items;
+        pl->items = (int) cut_plane_as < Layout::kBlockWords > (pl, true,
+            per_item);
+        items += pl->items;
+      }
+    }
   }
 
   /* one block per SM at most; an empty region still needs one block to

@@ -15,9 +15,17 @@
  *                 staged words
  *   memcpy        cudaMemcpyAsync device to device of the same bytes (reads
  *                 and writes them: twice the traffic)
- * Per launch: events around one launch, median of 200 after 30 warm-up,
- * frames rotated over >= 256 MB so the 50 MB L2 cannot hold them.
+ * Per launch, three ways, each the median of 200 after 30 warm-up, frames
+ * rotated over >= 256 MB so the 50 MB L2 cannot hold them:
+ *   launch    events around one launch, the host waiting for the second
+ *             before it records the next: the GPU is idle when the first
+ *             is recorded, so this includes the host's launch latency
+ *   queued    the same events, all 200 launches queued without waiting (as
+ *             kernel-bench times): the host runs ahead of the GPU
+ *   held      as queued, behind a kernel that spins until all of a batch
+ *             of 50 is queued: only the GPU's own time
  * Sustained: 20 launches between one pair of events, divided by 20.
+ * An empty kernel (one block, no work) is timed the same ways.
  * Results and conclusions: docs/notes.md (cudasum).
  *   read-floor */
 #include <algorithm>
@@ -251,6 +259,57 @@ median_ms (int warmup, int runs, Launch launch)
   return median (t);
 }
 
+/* A kernel that holds its stream until the host sets *flag (mapped host
+ * memory), so that everything behind it is queued before any of it runs. */
+__global__ void
+hold_stream (const volatile int *flag)
+{
+  while (!*flag)
+    __nanosleep (1000);
+}
+
+__global__ void
+empty_kernel (const uint4 *, size_t, unsigned *)
+{
+}
+
+/* Per-launch medians over `runs` launches, each between its own events,
+ * queued without waiting; `held`: in batches of 50 behind hold_stream. */
+template < class Launch > static float
+median_queued_ms (int warmup, int runs, bool held, Launch launch)
+{
+  static int *flag;
+  if (!flag)
+    CHECK (cudaHostAlloc (&flag, sizeof *flag, cudaHostAllocMapped));
+  const int batch = held ? 50 : runs;
+  std::vector < cudaEvent_t > ev (2 * batch);
+  for (auto & e:ev)
+    CHECK (cudaEventCreate (&e));
+  for (int r = 0; r < warmup; r++)
+    launch (r);
+  std::vector < float >t;
+  for (int done = 0; done < runs; done += batch) {
+    *(volatile int *) flag = 0;
+    if (held)
+      hold_stream <<< 1, 1 >>> (flag);
+    for (int r = 0; r < batch; r++) {
+      CHECK (cudaEventRecord (ev[2 * r]));
+      launch (done + r);
+      CHECK (cudaEventRecord (ev[2 * r + 1]));
+    }
+    *(volatile int *) flag = 1;
+    CHECK (cudaDeviceSynchronize ());
+    for (int r = 0; r < batch; r++) {
+      float ms;
+      CHECK (cudaEventElapsedTime (&ms, ev[2 * r], ev[2 * r + 1]));
+      t.push_back (ms);
+    }
+  }
+  for (auto e:ev)
+    CHECK (cudaEventDestroy (e));
+  return median (t);
+}
+
 int
 main ()
 {
@@ -293,14 +352,25 @@ main ()
   }
   std::printf ("# copy bandwidth %.0f GB/s (512 MiB, read + write)\n",
       copy_gbs);
-  std::printf ("size,variant,MB,launch_us,sustained_us,floor_us,x_floor\n");
+  std::printf ("size,variant,MB,launch_us,queued_us,held_us,sustained_us,"
+      "floor_us,x_floor\n");
+
+  unsigned *out;
+  CHECK (cudaMalloc (&out, 4));
+  {
+    auto empty =[&](int) {
+      empty_kernel <<< 1, 32 >>> (nullptr, 0, out);
+    };
+    std::printf ("-,empty kernel,0,%.2f,%.2f,%.2f,,,\n",
+        median_ms (30, 200, empty) * 1e3,
+        median_queued_ms (30, 200, false, empty) * 1e3,
+        median_queued_ms (30, 200, true, empty) * 1e3);
+  }
 
   const struct { const char *name; int w, h; } sizes[] = {
     {"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160},
     {"8K", 7680, 4320},
   };
-  unsigned *out;
-  CHECK (cudaMalloc (&out, 4));
   for (const auto & size:sizes) {
     const size_t bytes = (size_t) size.w * size.h * 4, vectors = bytes / 16;
     const int frames = (int) std::max < size_t > (3, ((256u << 20) + bytes -
@@ -347,26 +417,34 @@ main ()
         std::printf ("%s,%s,WRONG TOTAL\n", size.name, v.name);
         continue;
       }
-      const float launch_ms = median_ms (30, 200,[&](int r) {
-            v.kernel <<< grid, kThreads, v.shared >>> (frame[r % frames],
-                vectors, out);}
-      );
+      auto one =[&](int r) {
+        v.kernel <<< grid, kThreads, v.shared >>> (frame[r % frames],
+            vectors, out);
+      };
+      const float launch_ms = median_ms (30, 200, one);
+      const float queued_ms = median_queued_ms (30, 200, false, one);
+      const float held_ms = median_queued_ms (30, 200, true, one);
       const float sustained_ms = median_ms (2, 10,[&](int r) {
             for (int k = 0; k < 20; k++)
               v.kernel <<< grid, kThreads, v.shared >>> (frame[(r * 20 + k) %
                       frames], vectors, out);}
       ) / 20;
       const double us = launch_ms * 1e3;
-      std::printf ("%s,%s,%.1f,%.2f,%.2f,%.2f,%.2f\n", size.name, v.name,
-          bytes / 1e6, us, sustained_ms * 1e3, floor_us, us / floor_us);
+      std::printf ("%s,%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", size.name,
+          v.name, bytes / 1e6, us, queued_ms * 1e3, held_ms * 1e3,
+          sustained_ms * 1e3, floor_us, us / floor_us);
     }
     {
-      const double us = median_ms (30, 200,[&](int r) {
-            CHECK (cudaMemcpyAsync (scratch, frame[r % frames], bytes,
-                    cudaMemcpyDeviceToDevice));}
-      ) * 1e3;
-      std::printf ("%s,memcpy (2x traffic),%.1f,%.2f,,%.2f,%.2f\n",
-          size.name, bytes / 1e6, us, 2 * floor_us, us / (2 * floor_us));
+      auto copy =[&](int r) {
+        CHECK (cudaMemcpyAsync (scratch, frame[r % frames], bytes,
+                cudaMemcpyDeviceToDevice));
+      };
+      const double us = median_ms (30, 200, copy) * 1e3;
+      std::printf ("%s,memcpy (2x traffic),%.1f,%.2f,%.2f,%.2f,,%.2f,%.2f\n",
+          size.name, bytes / 1e6, us,
+          median_queued_ms (30, 200, false, copy) * 1e3,
+          median_queued_ms (30, 200, true, copy) * 1e3, 2 * floor_us,
+          us / (2 * floor_us));
     }
     for (auto f:frame)
       CHECK (cudaFree (f));
