@@ -33,7 +33,9 @@
  * segments.  Where rows are short against a segment (WarpBytes: NV12
  * 1080p has 120 units a row, a segment 256) and whole aligned units, the
  * plane is instead one run of units numbered row after row, and a segment
- * spans rows (cut_plane).
+ * spans rows (cut_plane).  A launch whose rows would leave some warps a
+ * segment more than most has every plane cut as one run, in items of as
+ * even a size as the grid's warps allow (even_run_item_units).
  *
  * CPU reference: hist-reference.c, the same counts. */
 #include "cudafilters-kernels.h"
@@ -821,7 +823,7 @@ cut_plane_as (PlaneArgs * pl, bool runs, int run_item_units = 0)
  * a quarter fewer than with the planes cut as they are (`items_now`):
  * runs cost more a segment than rows (an address a unit), and on the H100
  * they made 8K NV12 6% slower with 12 segments a warp against 13, where
- * 1080p RGBA, 2 against 3, gained 4% (docs/notes.md). */
+ * 1080p RGBA, 2 against 3, gained 2.5% (docs/notes.md). */
 int
 even_run_item_units (const PlaneArgs * planes, int n_planes, int warps,
     long long items_now)
