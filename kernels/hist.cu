@@ -763,11 +763,12 @@ can_be_run (const PlaneArgs & pl)
 /* Cuts a plane into items and returns how many: segments of rows, or, if
  * `runs`, one run of units where every row is whole aligned units and that
  * at least halves the items; or, if run_item_units > 0, one run in items
- * of that many units (the caller has checked that the plane can be one).  A run costs a division per unit for its
- * address, where a row's units are at fixed offsets: on the H100 runs
- * made 4K and 8K RGBA 13% and 10% slower, and NV12 1080p, whose rows are
- * under half a segment, 29% faster (docs/notes.md).  The kernel that
- * counts 3-byte pixels has no runs: their code made it 20% slower. */
+ * of that many units (the caller has checked can_be_run; never for 3-byte
+ * pixels).  A run costs a division per unit for its address, where a
+ * row's units are at fixed offsets: on the H100 runs made 4K and 8K RGBA
+ * 13% and 10% slower, and NV12 1080p, whose rows are under half a
+ * segment, 29% faster (docs/notes.md).  The kernel that counts 3-byte
+ * pixels has no runs: their code made it 20% slower. */
 template < Layout L, int BPP > long long
 cut_plane (PlaneArgs * pl, bool runs, int run_item_units)
 {
