@@ -628,8 +628,8 @@ hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   /* bin b = channel * 256 + value sums its 32 lanes' words as 8 vectors
    * of 16 bytes, thread b starting at vector b % 8 so that each quarter
    * of a warp reads 32 banks at once.  Every block's end waits on this:
-   * on the H100, 16-byte reads took 0.3 us off a launch against 32 word
-   * reads (docs/notes.md). */
+   * on the H100, 16-byte reads took 0.1-0.3 us off a launch against 32
+   * word reads (docs/notes.md). */
   for (int b = threadIdx.x; b < kChannels * kBins; b += blockDim.x) {
     if (!(args.channels_used >> (b / kBins) & 1))
       continue;
