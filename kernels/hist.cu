@@ -35,7 +35,10 @@
  * plane is instead one run of units numbered row after row, and a segment
  * spans rows (cut_plane).  A launch whose rows would leave some warps a
  * segment more than most has every plane cut as one run, in items of as
- * even a size as the grid's warps allow (even_run_item_units).
+ * even a size as the grid's warps allow (even_run_item_units).  The
+ * items (segments, or a run's items) are dealt to the warps in turn; in a
+ * launch of 4 or more a warp, the last ones go to the warps that ask for
+ * them first (ItemQueue), so that the blocks finish together.
  *
  * CPU reference: hist-reference.c, the same counts. */
 #include "cudafilters-kernels.h"
@@ -110,6 +113,9 @@ struct LaunchArgs
   PlaneArgs plane[CF_HIST_MAX_PLANES];
   int n_planes;
   unsigned channels_used;       /* bit c: some plane counts into channel c */
+  int items;                    /* of all planes */
+  int shared_from;              /* items from here on are handed out as
+                                 * warps ask (ItemQueue); items: none */
 };
 
 constexpr int kCounts = kChannels * kBins;
@@ -121,10 +127,78 @@ constexpr int kCounts = kChannels * kBins;
  * (most at 720p and on NV12); 8 and 16 were slower than 4
  * (docs/notes.md). */
 constexpr int kCopies = 4;
+/* Counters that hand out the shared items (ItemQueue), each on a 128-byte
+ * line of its own so that their atomics queue apart. */
+constexpr int kQueues = 32;
 struct Workspace
 {
   uint32_t counts[kCopies][kCounts];
+  uint32_t queue_next[kQueues][32];
   uint32_t blocks_done;
+};
+
+/* The items a warp counts.  Those below `shared_from` are dealt out in
+ * turn: warp g of the grid's W takes items g, g + W, g + 2W, ...  The
+ * rest go to whichever warps ask first, so that the SMs whose loads come
+ * back sooner count more of them and the blocks finish together (dealt
+ * alone, the blocks of a 4K frame finished counting over 3.7 us;
+ * docs/notes.md).  Warp w of every block asks queue w, a counter that
+ * hands out the shared items shared_from + w + kQueues * n, n counting
+ * up, so that each counter serves one warp an SM.  A warp asks for its
+ * next item once the current one's loads are out and reads the answer
+ * after counting it.  A thread's atomics on one address take effect in
+ * its order, so a warp's items only grow and its planes come in order. */
+struct ItemQueue
+{
+  int item;                     /* the warp's current item; >= items: none */
+  int stride;                   /* W */
+  int shared_from, items;
+  int queue;
+  uint32_t *counter;            /* the queue's */
+  uint32_t ticket;              /* lane 0: the queue's answer */
+  bool asked;
+
+  __device__ void start (const LaunchArgs & args, Workspace * ws)
+  {
+    const int warp = threadIdx.x >> 5;
+    const int n_warps = blockDim.x >> 5;
+    item = blockIdx.x * n_warps + warp;
+    stride = gridDim.x * n_warps;
+    shared_from = args.shared_from;
+    items = args.items;
+    queue = warp % kQueues;
+    counter = &ws->queue_next[queue][0];
+    ticket = 0;
+    asked = false;
+    if (item >= shared_from)
+      item = items;
+  }
+  /* A dealt item's loads are out, and the warp's next dealt one would be
+   * `next`: if that is past the dealt ones, ask for a shared one. */
+  __device__ __forceinline__ void ask_after_dealt (int next, int lane)
+  {
+    asked = shared_from < items && next >= shared_from;
+    if (asked && lane == 0)
+      ticket = atomicAdd (counter, 1u);
+  }
+  /* a shared item's loads are out: ask for the next one */
+  __device__ __forceinline__ void ask (int lane)
+  {
+    asked = true;
+    if (lane == 0)
+      ticket = atomicAdd (counter, 1u);
+  }
+  /* the current item is counted: the answer, if the warp asked, becomes
+   * the current one */
+  __device__ __forceinline__ void take_answer ()
+  {
+    if (!asked)
+      return;
+    asked = false;
+    const uint32_t n = __shfl_sync (0xffffffffu, ticket, 0);
+    const long long shared = shared_from + queue + (long long) kQueues * n;
+    item = shared < items ? (int) shared : items;
+  }
 };
 
 /* The counter word of value v sits at byte offset v * 128 (+ lane * 4) of
@@ -486,93 +560,120 @@ count_segment (const Segment & s, const PlaneArgs & pl, int lane,
     count_bytes < BPP > (s.row, s.tail_from, pl.row_bytes, lane, counters);
 }
 
-/* This warp's items of one plane, from `item` on.  The next item's loads
- * are issued before the current item is counted, so a warp's memory
+/* This warp's items of one plane, from the queue's current one on: first
+ * those dealt to it, then (SHARE) those it asks for.  While dealt items
+ * last, the next one is known before the current one is counted, and
+ * (with `prefetch`) its loads are issued first, so a warp's memory
  * requests stay in flight while it counts; its words move over when they
- * have arrived, by then long since.  RUN: the plane is one run of units
- * (cut_plane); the two ways have code of their own, as sharing it made
- * the rows' way 6-9% slower on the H100. */
-template < Layout L, int BPP, bool RUN, class Counters > __device__ void
-count_plane (const PlaneArgs & pl, int plane_end, int &item, int item_stride,
+ * have arrived, by then long since.  An item asked for is known only once
+ * the current one is counted, so the shared items have a loop of their
+ * own, and a launch that shares none runs a kernel without it: the code
+ * for both in one kernel made 1080p RGBA, 4K NV12 and 4K RGB 1-2 us
+ * slower on the H100 where nothing was shared.  RUN: the plane is one run
+ * of units (cut_plane); the two ways have code of their own, as sharing
+ * it made the rows' way 6-9% slower on the H100. */
+template < Layout L, int BPP, bool RUN, bool SHARE, class Counters >
+    __device__ void
+count_plane (const PlaneArgs & pl, int plane_end, ItemQueue & queue,
     int lane, Counters & counters, bool last_plane)
 {
   BodyWords < L, BPP > words, next_words;
 
   counters.begin_plane (pl);
-  Segment s = segment_of < L, BPP, RUN > (pl, item);
-  load_body < L, BPP, RUN > (pl, s, lane, words);
-  for (;;) {
-    item += item_stride;
-    const bool more = item < plane_end;
-    Segment next = s;
-    if (prefetch < L > () && more) {
-      next = segment_of < L, BPP, RUN > (pl, item);
-      load_body < L, BPP, RUN > (pl, next, lane, next_words);
+  const int dealt_end = SHARE ? min (plane_end, queue.shared_from) :
+      plane_end;
+  if (queue.item < dealt_end) {
+    int item = queue.item;
+    Segment s = segment_of < L, BPP, RUN > (pl, item);
+    load_body < L, BPP, RUN > (pl, s, lane, words);
+    for (;;) {
+      item += queue.stride;
+      const bool more = item < dealt_end;
+      Segment next = s;
+      if (prefetch < L > () && more) {
+        next = segment_of < L, BPP, RUN > (pl, item);
+        load_body < L, BPP, RUN > (pl, next, lane, next_words);
+      }
+      if (SHARE && !more)
+        queue.ask_after_dealt (item, lane);
+      counters.template before_segment < BPP > ();
+      count_segment < L, BPP, RUN > (s, pl, lane, counters, words);
+      if (!more)
+        break;
+      if constexpr (!prefetch < L > ()) {
+        s = segment_of < L, BPP, RUN > (pl, item);
+        load_body < L, BPP, RUN > (pl, s, lane, words);
+        continue;
+      }
+      s = next;
+#pragma unroll
+      for (int i = 0; i < units_per_lane < L, BPP > (); i++)
+#pragma unroll
+        for (int j = 0; j < unit_bytes < BPP > () / 4; j++)
+          words[i][j] = next_words[i][j];
     }
-    counters.template before_segment < BPP > ();
-    count_segment < L, BPP, RUN > (s, pl, lane, counters, words);
-    if (!more)
-      break;
-    if constexpr (!prefetch < L > ()) {
-      s = segment_of < L, BPP, RUN > (pl, item);
+    queue.item = item;
+    if constexpr (SHARE)
+      queue.take_answer ();
+  }
+  if constexpr (SHARE) {
+    while (queue.item < plane_end) {
+      Segment s = segment_of < L, BPP, RUN > (pl, queue.item);
       load_body < L, BPP, RUN > (pl, s, lane, words);
-      continue;
+      queue.ask (lane);
+      counters.template before_segment < BPP > ();
+      count_segment < L, BPP, RUN > (s, pl, lane, counters, words);
+      queue.take_answer ();
     }
-    s = next;
-#pragma unroll
-    for (int i = 0; i < units_per_lane < L, BPP > (); i++)
-#pragma unroll
-      for (int j = 0; j < unit_bytes < BPP > () / 4; j++)
-        words[i][j] = next_words[i][j];
   }
   counters.end_plane (last_plane);
 }
 
 /* The kernel for 3-byte pixels has no runs (see cut_plane). */
-template < Layout L, int BPP, bool RUNS, class Counters >
+template < Layout L, int BPP, bool RUNS, bool SHARE, class Counters >
     __device__ __forceinline__ void
-count_plane_as (bool run, const PlaneArgs & pl, int plane_end, int &item,
-    int item_stride, int lane, Counters & counters, bool last_plane)
+count_plane_as (bool run, const PlaneArgs & pl, int plane_end,
+    ItemQueue & queue, int lane, Counters & counters, bool last_plane)
 {
   if (RUNS && run)
-    count_plane < L, BPP, RUNS > (pl, plane_end, item, item_stride, lane,
+    count_plane < L, BPP, RUNS, SHARE > (pl, plane_end, queue, lane,
         counters, last_plane);
   else
-    count_plane < L, BPP, false > (pl, plane_end, item, item_stride, lane,
+    count_plane < L, BPP, false, SHARE > (pl, plane_end, queue, lane,
         counters, last_plane);
 }
 
 /* Every plane of the launch that this warp has items of. */
-template < Layout L, bool RGB3, class Counters > __device__ __forceinline__
-    void
-count_planes (const LaunchArgs & args, int lane, Counters & counters)
+template < Layout L, bool RGB3, bool SHARE, class Counters >
+    __device__ __forceinline__ void
+count_planes (const LaunchArgs & args, Workspace * ws, int lane,
+    Counters & counters)
 {
-  const int n_warps = blockDim.x >> 5;
-  int item = blockIdx.x * n_warps + (threadIdx.x >> 5);
-  const int item_stride = gridDim.x * n_warps;
+  ItemQueue queue;
+  queue.start (args, ws);
   for (int p = 0; p < args.n_planes; p++) {
     const PlaneArgs & pl = args.plane[p];
     int end = pl.first_item + pl.items;
-    if (item >= end)
+    if (queue.item >= end)
       continue;
     const bool last_plane = p == args.n_planes - 1;
     const bool run = pl.segments == 0;
     switch (pl.bpp) {
       case 1:
-        count_plane_as < L, 1, !RGB3 > (run, pl, end, item, item_stride, lane,
+        count_plane_as < L, 1, !RGB3, SHARE > (run, pl, end, queue, lane,
             counters, last_plane);
         break;
       case 2:
-        count_plane_as < L, 2, !RGB3 > (run, pl, end, item, item_stride, lane,
+        count_plane_as < L, 2, !RGB3, SHARE > (run, pl, end, queue, lane,
             counters, last_plane);
         break;
       case 3:
         if constexpr (RGB3)
-          count_plane_as < L, 3, !RGB3 > (run, pl, end, item, item_stride,
-              lane, counters, last_plane);
+          count_plane_as < L, 3, !RGB3, SHARE > (run, pl, end, queue, lane,
+            counters, last_plane);
         break;
       default:
-        count_plane_as < L, 4, !RGB3 > (run, pl, end, item, item_stride, lane,
+        count_plane_as < L, 4, !RGB3, SHARE > (run, pl, end, queue, lane,
             counters, last_plane);
         break;
     }
@@ -600,13 +701,16 @@ publish_counts (Workspace * __restrict__ ws, uint32_t * __restrict__ out)
     }
     out[b] = sum;
   }
+  if (threadIdx.x < kQueues)
+    __stcg (&ws->queue_next[threadIdx.x][0], 0u);
   if (threadIdx.x == 0)
     __stcg (&ws->blocks_done, 0u);
 }
 
 /* RGB3 (3-byte pixels) needs more registers than the others, so it has a
- * kernel of its own, in either layout. */
-template < bool RGB3 > __global__ void
+ * kernel of its own, in either layout.  SHARE: the launch has items that
+ * warps ask for (ItemQueue, count_plane); never with RGB3. */
+template < bool RGB3, bool SHARE > __global__ void
 __launch_bounds__ (32 * BlockWords::kWarps, 1)
 hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     uint32_t * __restrict__ out)
@@ -619,8 +723,8 @@ hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   counters.lane4 = 4 * (threadIdx.x & 31);
   counters.channels_used = args.channels_used;
   counters.ready = false;
-  count_planes < Layout::kBlockWords, RGB3 > (args, threadIdx.x & 31,
-      counters);
+  count_planes < Layout::kBlockWords, RGB3, SHARE > (args, ws,
+      threadIdx.x & 31, counters);
   if (!counters.ready)
     counters.get_ready ();
   __syncthreads ();
@@ -661,7 +765,8 @@ hist_warp_bytes_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   counters.lane = lane;
   counters.lane4 = 4 * lane;
   counters.cleared = false;
-  count_planes < Layout::kWarpBytes, RGB3 > (args, lane, counters);
+  count_planes < Layout::kWarpBytes, RGB3, false > (args, ws, lane,
+      counters);
   /* a warp with nothing to count still adds its (zero) sub-histogram */
   if (!counters.cleared)
     counters.clear ();
@@ -688,6 +793,7 @@ struct Shape
 {
   Layout layout;
   HistKernel kernel;
+  HistKernel sharing_kernel;    /* for launches that share items, or null */
   int warps, blocks;
   size_t smem;
 };
@@ -723,14 +829,19 @@ kernel_shape (bool skips, Shape * shape)
     shape->layout = Layout::kBlockWords;
     shape->warps = BlockWords::kWarps;
     shape->smem = BlockWords::smem_bytes (skips);
-    shape->kernel = hist_block_words_kernel < RGB3 >;
-    /* the kernel's limit is the most any of its launches asks, whether or
-     * not this one skips bytes: a limit lowered for one shape would fail
-     * the launches of a shape cached before it */
+    shape->kernel = hist_block_words_kernel < RGB3, false >;
+    shape->sharing_kernel = RGB3 ? nullptr :
+        hist_block_words_kernel < RGB3, !RGB3 >;
+    /* the kernels' limit is the most any of their launches asks, whether
+     * or not this one skips bytes: a limit lowered for one shape would
+     * fail the launches of a shape cached before it */
     const size_t limit = (size_t) smem >= BlockWords::smem_bytes (true) ?
         BlockWords::smem_bytes (true) : BlockWords::smem_bytes (false);
     err = cudaFuncSetAttribute (shape->kernel,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit);
+    if (err == cudaSuccess && shape->sharing_kernel)
+      err = cudaFuncSetAttribute (shape->sharing_kernel,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit);
   } else {
     shape->layout = Layout::kWarpBytes;
     shape->warps = smem / (int) (WarpBytes::kWarpWords * sizeof (uint32_t));
@@ -741,6 +852,7 @@ kernel_shape (bool skips, Shape * shape)
     shape->smem = (size_t) shape->warps * WarpBytes::kWarpWords *
         sizeof (uint32_t);
     shape->kernel = hist_warp_bytes_kernel < RGB3 >;
+    shape->sharing_kernel = nullptr;
     err = cudaFuncSetAttribute (shape->kernel,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape->smem);
   }
@@ -851,6 +963,23 @@ even_run_item_units (const PlaneArgs * planes, int n_planes, int warps,
   const long long most = (items + warps - 1) / warps;
   const long long most_now = (items_now + warps - 1) / warps;
   return 4 * most <= 3 * most_now ? (int) per_item : 0;
+}
+
+/* Where the items that warps ask for (ItemQueue) begin: after half of
+ * each warp's whole rounds, and at least 3.  On the H100, with half the
+ * rounds dealt, sharing took 0.8 us off 4K RGBA (7 rounds), 2.6 off 8K
+ * RGBA and 1.4 off 8K NV12; sharing after the first or second round made
+ * 1080p RGBA (2 rounds) 1.4 us slower and 4K NV12 (3 rounds) 1.9 us
+ * (docs/notes.md): a warp waits for its answer there, presumably because
+ * it queues behind the launch's first loads. */
+constexpr long long kLeastDealtRounds = 3;
+long long
+shared_from (long long items, long long warps)
+{
+  long long dealt = items / warps / 2;
+  if (dealt < kLeastDealtRounds)
+    dealt = kLeastDealtRounds;
+  return dealt * warps < items ? dealt * warps : items;
 }
 
 }                               /* namespace */
@@ -965,7 +1094,13 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     blocks = shape.blocks;
   if (blocks < 1)
     blocks = 1;
-  shape.kernel <<< (int) blocks, 32 * shape.warps, shape.smem, stream >>>
+  args.items = (int) items;
+  args.shared_from = (int) items;
+  if (shape.sharing_kernel)
+    args.shared_from = (int) shared_from (items, blocks * shape.warps);
+  const HistKernel kernel = args.shared_from < args.items ?
+      shape.sharing_kernel : shape.kernel;
+  kernel <<< (int) blocks, 32 * shape.warps, shape.smem, stream >>>
       (args, (Workspace *) workspace, counts);
   return cudaGetLastError ();
 }

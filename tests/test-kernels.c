@@ -501,6 +501,12 @@ check_hist_equals_reference (void)
    * run of units, segments spanning rows */
   run_hist_layouts (8, 1081, PITCH_PADDED, CONTENT_RANDOM);
   run_hist_layouts (256, 67, PITCH_PADDED, CONTENT_GRADIENT);
+  /* frames of 4 items a warp or more, whose last items go to the warps
+   * that ask first (on the H100: 4K RGBA and xRGB, and every layout at
+   * 8K but 3-byte pixels, where NV12's and I420's shared items span
+   * their planes), on random data and a solid colour */
+  run_hist_layouts (3840, 2160, PITCH_PADDED, CONTENT_SOLID);
+  run_hist_layouts (7680, 4320, PITCH_PADDED, CONTENT_RANDOM);
   {
     /* runs of many segments a warp, so that the 8-bit counters are
      * flushed between them, on a solid colour (every count of a lane on
@@ -514,6 +520,12 @@ check_hist_equals_reference (void)
         CONTENT_SOLID, "hist GRAY8 1920x16000 runs, solid");
     run_hist_case (&rgba, 1, 0, 0, rgba.w, rgba.h, PITCH_PADDED,
         CONTENT_SOLID, "hist RGBA 480x16000 runs, solid");
+    /* one run of units, segments spanning rows, long enough that its
+     * last items are shared (on the H100) */
+    gray.w = 256;
+    gray.h = 70000;
+    run_hist_case (&gray, 1, 0, 0, gray.w, gray.h, PITCH_PADDED,
+        CONTENT_RANDOM, "hist GRAY8 256x70000 one run, shared items");
   }
 }
 
