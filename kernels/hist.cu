@@ -830,6 +830,8 @@ kernel_shape (bool skips, Shape * shape)
     shape->warps = BlockWords::kWarps;
     shape->smem = BlockWords::smem_bytes (skips);
     shape->kernel = hist_block_words_kernel < RGB3, false >;
+    /* <false, true>: the kernel of 3-byte pixels never shares, and no
+     * sharing build of it is made */
     shape->sharing_kernel = RGB3 ? nullptr :
         hist_block_words_kernel < RGB3, !RGB3 >;
     /* the kernels' limit is the most any of their launches asks, whether
