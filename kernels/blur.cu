@@ -410,6 +410,10 @@ template < int HALO > struct MmaLayout
   static constexpr int units_per_thread =
       (units + kMmaThreads - 1) / kMmaThreads;
   static constexpr int lag = HALO / 8;  /* steps of t ahead of the output */
+  /* the last chunk's taps 16 .. 31 meet zero weights for every output
+   * (16 + 2 HALO taps in all): it takes the k = 16 product, on half the
+   * operands, for half the tensor work */
+  static constexpr bool half_last = (16 + 2 * HALO) % 32 == 16;
   static constexpr int in_w = 48 + 32 * chunks;
   static constexpr int ring = kMmaStep * (lag + 1);
   static_assert (ring == 16 + 2 * HALO && ring <= 32 * chunks
@@ -431,6 +435,20 @@ mma_u8 (int (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
       : "=r" (d[0]), "=r" (d[1]), "=r" (d[2]), "=r" (d[3])
       : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1),
+      "r" (c[0]), "r" (c[1]), "r" (c[2]), "r" (c[3]));
+#endif
+}
+
+/* The same with k = 16: A's registers 0 and 1 (its columns 0 .. 15) and
+ * B's register 0 (rows 0 .. 15), in the same places as k = 32's */
+__device__ __forceinline__ void
+mma_u8_k16 (int (&d)[4], const uint32_t (&a)[4], uint32_t b0, const int *c)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32 "
+      "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};\n"
+      : "=r" (d[0]), "=r" (d[1]), "=r" (d[2]), "=r" (d[3])
+      : "r" (a[0]), "r" (a[1]), "r" (b0),
       "r" (c[0]), "r" (c[1]), "r" (c[2]), "r" (c[3]));
 #endif
 }
@@ -546,12 +564,18 @@ store_pair (uint8_t * out, const uint32_t * b, bool vector, bool two)
  * round to nearest */
 __device__ __forceinline__ void
 horizontal_chunk (int (&hi)[4], int (&lo)[4], const uint32_t (&a_hi)[4],
-    const uint32_t (&a_lo)[4], uint32_t b0, uint32_t b1, bool first)
+    const uint32_t (&a_lo)[4], uint32_t b0, uint32_t b1, bool first,
+    bool k16 = false)
 {
   constexpr int half = 1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS - 1);
   const int zero[4] = { 0, 0, 0, 0 }, halves[4] = { half, half, half, half };
-  mma_u8 (hi, a_hi, b0, b1, first ? zero : hi);
-  mma_u8 (lo, a_lo, b0, b1, first ? halves : lo);
+  if (k16) {
+    mma_u8_k16 (hi, a_hi, b0, first ? zero : hi);
+    mma_u8_k16 (lo, a_lo, b0, first ? halves : lo);
+  } else {
+    mma_u8 (hi, a_hi, b0, b1, first ? zero : hi);
+    mma_u8 (lo, a_lo, b0, b1, first ? halves : lo);
+  }
 }
 
 /* t of output d of a horizontal tile */
@@ -568,14 +592,21 @@ horizontal_t (const int (&hi)[4], const int (&lo)[4], int d)
 __device__ __forceinline__ void
 vertical_chunk (int (&hh)[4], int (&mid)[4], int (&ll)[4],
     const uint32_t (&a_hi)[4], const uint32_t (&a_lo)[4], uint32_t h0,
-    uint32_t h1, uint32_t l0, uint32_t l1, bool first)
+    uint32_t h1, uint32_t l0, uint32_t l1, bool first, bool k16 = false)
 {
   constexpr int half = 1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS - 1);
   const int zero[4] = { 0, 0, 0, 0 }, halves[4] = { half, half, half, half };
-  mma_u8 (hh, a_hi, h0, h1, first ? zero : hh);
-  mma_u8 (mid, a_hi, l0, l1, first ? zero : mid);
-  mma_u8 (mid, a_lo, h0, h1, mid);
-  mma_u8 (ll, a_lo, l0, l1, first ? halves : ll);
+  if (k16) {
+    mma_u8_k16 (hh, a_hi, h0, first ? zero : hh);
+    mma_u8_k16 (mid, a_hi, l0, first ? zero : mid);
+    mma_u8_k16 (mid, a_lo, h0, mid);
+    mma_u8_k16 (ll, a_lo, l0, first ? halves : ll);
+  } else {
+    mma_u8 (hh, a_hi, h0, h1, first ? zero : hh);
+    mma_u8 (mid, a_hi, l0, l1, first ? zero : mid);
+    mma_u8 (mid, a_lo, h0, h1, mid);
+    mma_u8 (ll, a_lo, l0, l1, first ? halves : ll);
+  }
 }
 
 /* Output d (d0, d1: row g, pixels 2t and 2t + 1; d2, d3: row g + 8) of
@@ -807,6 +838,30 @@ template < int C, int HALO > struct StepLoader
     return px0 + 4 <= 0 || px0 >= width;
   }
 
+  /* whether the step's rows and the span's columns are all frame pixels
+   * on aligned rows, so that every unit is one copy (the same for every
+   * thread of the block).  Most steps are; they take a path with none of
+   * the checks below, which cost more instructions than the copies and the
+   * staging themselves. */
+  __device__ __forceinline__ bool interior (int step) const
+  {
+    const int top = y0 - HALO + step * kMmaStep;
+    return rows_aligned && x0 - HALO >= 0 && x0 - HALO + L::span <= width
+        && top >= 0 && top + kMmaStep <= height;
+  }
+
+  /* where unit u lies in a staged plane: its row's start plus 4 bytes a
+   * unit (which is 4 u where the rows are exactly the span) */
+  __device__ __forceinline__ static int plane_offset (int u)
+  {
+    if constexpr (L::in_w == 4 * L::units_per_row) {
+      return 4 * u;
+    } else {
+      const int rr = u / L::units_per_row;
+      return rr * L::in_w + 4 * (u - rr * L::units_per_row);
+    }
+  }
+
   /* whether the span has columns outside the frame (the same for every
    * thread of the block) */
   __device__ __forceinline__ bool has_halo () const
@@ -832,6 +887,31 @@ template < int C, int HALO > struct StepLoader
   __device__ __forceinline__ void issue (uint8_t * raw, int step, int tid,
       const BlurArgs & a) const
   {
+    if (interior (step)) {
+      const uint8_t *left = src + (size_t) (x0 - HALO) * C;
+      const int top = y0 - HALO + step * kMmaStep;
+#pragma unroll
+      for (int k = 0; k < L::units_per_thread; k++) {
+        const int u = tid + k * kMmaThreads;
+        if (L::units % kMmaThreads == 0 || u < L::units) {
+          const int rr = u / L::units_per_row;
+          copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
+                  16 * u), left + (size_t) (top + rr) * src_pitch +
+              4 * C * (u - rr * L::units_per_row));
+        }
+      }
+    } else {
+      issue_edge (raw, step, tid, a);
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile ("cp.async.commit_group;\n"::: "memory");
+#endif
+  }
+
+  /* a step that is not interior(): unit by unit, as the list above says */
+  __device__ __forceinline__ void issue_edge (uint8_t * raw, int step,
+      int tid, const BlurArgs & a) const
+  {
     each_unit (step, tid, a,[&](int u, int px0, int sy) {
           const uint32_t slot = (uint32_t) __cvta_generic_to_shared (raw +
               16 * u);
@@ -843,9 +923,6 @@ template < int C, int HALO > struct StepLoader
                 width, a.border);
           }
         });
-#if __CUDA_ARCH__ >= 800
-    asm volatile ("cp.async.commit_group;\n"::: "memory");
-#endif
   }
 
   /* into the C planes at `in` (plane stride in_stride) */
@@ -855,6 +932,30 @@ template < int C, int HALO > struct StepLoader
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.wait_group 0;\n"::: "memory");
 #endif
+    if (interior (step)) {
+#pragma unroll
+      for (int k = 0; k < L::units_per_thread; k++) {
+        const int u = tid + k * kMmaThreads;
+        if (L::units % kMmaThreads == 0 || u < L::units) {
+          uint32_t ch[C];
+          deinterleave4 < C > (*reinterpret_cast < const uint4 * >(raw +
+                  16 * u), ch);
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            *reinterpret_cast < uint32_t * >(in + c * in_stride +
+                plane_offset (u)) = ch[c];
+        }
+      }
+    } else {
+      stage_edge (raw, in, in_stride, step, tid, a);
+    }
+  }
+
+  /* (the same for staging) */
+  __device__ __forceinline__ void stage_edge (const uint8_t * raw,
+      uint8_t * in, int in_stride, int step, int tid,
+      const BlurArgs & a) const
+  {
     uint32_t constant = 0;
 #pragma unroll
     for (int c = 0; c < C; c++)
@@ -873,12 +974,10 @@ template < int C, int HALO > struct StepLoader
                 a.border, constant);
           uint32_t ch[C];
           deinterleave4 < C > (unit, ch);
-          const int rr = u / L::units_per_row;
-          const int ux = u - rr * L::units_per_row;
 #pragma unroll
           for (int c = 0; c < C; c++)
             *reinterpret_cast < uint32_t * >(in + c * in_stride +
-                rr * L::in_w + 4 * ux) = ch[c];
+                plane_offset (u)) = ch[c];
         });
   }
 
@@ -909,8 +1008,10 @@ template < int C, int HALO > struct StepLoader
   }
 };
 
-/* 6 blocks per SM fit in registers (80 each) without spills up to a halo
- * of 16; beyond, the band fragments need more */
+/* 6 blocks per SM fit in registers (80 each, a few bytes spilled) up to a
+ * halo of 16, and in shared memory (37 KB each at 4 channels, with one raw
+ * buffer and the weights in it); beyond, the band fragments need more
+ * registers */
 template < int C, int HALO > __global__ void
 __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
     blur_mma_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
@@ -941,7 +1042,12 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   for (int i = tid; i < C * L::channel_bytes / 16; i += kMmaThreads)
     reinterpret_cast < uint4 * >(mma_smem)[i] = make_uint4 (0, 0, 0, 0);
 
-  __shared__ uint32_t weights[2][33];
+  /* raw copies of a step's units, after the channels; until the first
+   * copies, the weights (static shared memory of their own would leave room
+   * for one block fewer per SM at a halo of 16) */
+  uint8_t *raw = mma_smem + C * L::channel_bytes;
+  static_assert (16 * L::units >= sizeof (uint32_t[2][33]), "weights");
+  uint32_t (&weights)[2][33] = *reinterpret_cast < uint32_t (*)[2][33] >(raw);
   stage_weights (weights, a);
   uint32_t hx_hi[NK][4], hx_lo[NK][4], vy_hi[NK][4], vy_lo[NK][4];
   band_fragments < HALO, NK > (weights[0], a.rx, lane, hx_hi, hx_lo);
@@ -953,9 +1059,6 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
 
   StepLoader < C, HALO > loader { src, src_pitch, width, height, 0, 0,
     rows_aligned };
-  /* raw copies of two steps' units, after the channels */
-  uint8_t *raw = mma_smem + C * L::channel_bytes;
-  constexpr int raw_bytes = 16 * L::units;
 
   /* t of a step's 16 rows, in tiles of 16 pixels x 8 rows of one channel:
    * warp w takes pixels 16 w on, every channel and both row groups */
@@ -969,11 +1072,12 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
           16 * warp + 4 * t;
 #pragma unroll
       for (int q = 0; q < NK; q++) {
+        const bool k16 = L::half_last && q == NK - 1;
         const uint32_t b0 = *reinterpret_cast < const uint32_t * >(row +
             32 * q);
-        const uint32_t b1 = *reinterpret_cast < const uint32_t * >(row +
-            32 * q + 16);
-        horizontal_chunk (hi, lo, hx_hi[q], hx_lo[q], b0, b1, q == 0);
+        const uint32_t b1 = k16 ? 0 : *reinterpret_cast < const uint32_t *
+            >(row + 32 * q + 16);
+        horizontal_chunk (hi, lo, hx_hi[q], hx_lo[q], b0, b1, q == 0, k16);
       }
       /* d0, d1: pixel g, rows 2t and 2t + 1; d2, d3: pixel g + 8 */
       const int rr = ring0 + 8 * rg + 2 * t;
@@ -1010,22 +1114,34 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
         const uint8_t *hi_col = t_hi (c) + px * L::t_stride;
 #pragma unroll
         for (int q = 0; q < NK; q++) {
+          const bool k16 = L::half_last && q == NK - 1;
           const int r0 = (ring0 + 32 * q + 4 * t) % L::ring;
           const int r1 = (ring0 + 32 * q + 16 + 4 * t) % L::ring;
           const uint32_t l0 = *reinterpret_cast < const uint32_t * >(lo_col +
               r0);
-          const uint32_t l1 = *reinterpret_cast < const uint32_t * >(lo_col +
-              r1);
           const uint32_t h0 = *reinterpret_cast < const uint32_t * >(hi_col +
               r0);
-          const uint32_t h1 = *reinterpret_cast < const uint32_t * >(hi_col +
-              r1);
+          const uint32_t l1 = k16 ? 0 : *reinterpret_cast < const uint32_t *
+              >(lo_col + r1);
+          const uint32_t h1 = k16 ? 0 : *reinterpret_cast < const uint32_t *
+              >(hi_col + r1);
           vertical_chunk (hh, mid, ll, vy_hi[q], vy_lo[q], h0, h1, l0, l1,
-              q == 0);
+              q == 0, k16);
         }
         place_output < C > (out_rows, hh, mid, ll, c);
       }
       const int x = x0 + 8 * tile + 2 * t;
+      if (vector_stores && (i + 1) * kMmaStep <= rows
+          && x0 + 8 * tile + 8 <= width) {
+        /* the tile's 16 x 8 pixels are all in the frame (most are) */
+        uint8_t *out = dst + (size_t) (y0 + i * kMmaStep + g) * dst_pitch +
+            (size_t) x * C;
+#pragma unroll
+        for (int half = 0; half < 2; half++)
+          store_pair < C > (out + 8 * half * dst_pitch, out_rows[half], true,
+              true);
+        continue;
+      }
 #pragma unroll
       for (int half = 0; half < 2; half++) {
         const int yr = i * kMmaStep + g + 8 * half;
@@ -1047,11 +1163,12 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
     loader.y0 = y0;
     loader.issue (raw, 0, tid, a);
     for (int step = 0; step < steps; step++) {
-      loader.stage (raw + (step & 1) * raw_bytes, mma_smem, L::channel_bytes,
-          step, tid, a);
-      if (step + 1 < steps)
-        loader.issue (raw + ((step + 1) & 1) * raw_bytes, step + 1, tid, a);
+      loader.stage (raw, mma_smem, L::channel_bytes, step, tid, a);
       __syncthreads ();
+      /* the next step's copies overwrite the units just staged: after the
+       * barrier, which orders them after every read of them */
+      if (step + 1 < steps)
+        loader.issue (raw, step + 1, tid, a);
       if (loader.has_halo ()) {
         loader.fill_halo (mma_smem, L::channel_bytes, tid, a);
         __syncthreads ();
@@ -1181,18 +1298,31 @@ __launch_bounds__ (kMmaThreads, 5)
           prev[c][e] = cur[e];
       }
       if (block > 0) {
+        const int yr0 = (block - 1) * kMmaStep, xw = x0 + 16 * warp;
+        if (vector_stores && yr0 + kMmaStep <= rows && xw + 16 <= width) {
+          /* the warp's 16 x 16 pixels are all in the frame (most are) */
+          uint8_t *out = dst + (size_t) (y0 + yr0 + g) * dst_pitch +
+              (size_t) (xw + 2 * t) * C;
 #pragma unroll
-        for (int p = 0; p < 2; p++) {
-          const int x = x0 + 16 * warp + 8 * p + 2 * t;
+          for (int p = 0; p < 2; p++)
 #pragma unroll
-          for (int half = 0; half < 2; half++) {
-            const int yr = (block - 1) * kMmaStep + g + 8 * half;
-            if (yr >= rows || x >= width)
-              continue;
-            uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch +
-                (size_t) x * C;
-            store_pair < C > (out, out_rows[p][half],
-                vector_stores && x + 1 < width, x + 1 < width);
+            for (int half = 0; half < 2; half++)
+              store_pair < C > (out + 8 * half * dst_pitch + 8 * p * C,
+                  out_rows[p][half], true, true);
+        } else {
+#pragma unroll
+          for (int p = 0; p < 2; p++) {
+            const int x = xw + 8 * p + 2 * t;
+#pragma unroll
+            for (int half = 0; half < 2; half++) {
+              const int yr = yr0 + g + 8 * half;
+              if (yr >= rows || x >= width)
+                continue;
+              uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch +
+                  (size_t) x * C;
+              store_pair < C > (out, out_rows[p][half],
+                  vector_stores && x + 1 < width, x + 1 < width);
+            }
           }
         }
       }
@@ -1253,10 +1383,12 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
     cudaStream_t stream)
 {
-  /* radius 8 or less: t stays in registers, two input buffers only */
+  /* radius 8 or less: t stays in registers, two input buffers and two
+   * raw buffers only; larger: the channels' input rows and t rings, and
+   * one raw buffer */
   using L = MmaLayout < HALO >;
-  const size_t smem = (HALO == 8 ? 2 * C * L::in_bytes : C * L::channel_bytes)
-      + 2 * 16 * L::units;
+  const size_t smem = HALO == 8 ? 2 * C * L::in_bytes + 2 * 16 * L::units
+      : C * L::channel_bytes + 16 * L::units;
   void (*kernel) (const uint8_t *, size_t, uint8_t *, size_t, int, int,
       BlurArgs);
   if constexpr (HALO == 8)
