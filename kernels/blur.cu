@@ -873,14 +873,22 @@ template < int C, int HALO > struct StepLoader
   template < typename F > __device__ __forceinline__ void
   each_unit (int step, int tid, const BlurArgs & a, F f) const
   {
+    each_unit_index (tid,[&](int u) {
+          int px0, sy;
+          where (step, u, px0, sy, a);
+          f (u, px0, sy);
+        });
+  }
+
+  /* f (u) for each unit of a step that is this thread's */
+  template < typename F > __device__ __forceinline__ static void
+  each_unit_index (int tid, F f)
+  {
 #pragma unroll
     for (int k = 0; k < L::units_per_thread; k++) {
       const int u = tid + k * kMmaThreads;
-      if (L::units % kMmaThreads == 0 || u < L::units) {
-        int px0, sy;
-        where (step, u, px0, sy, a);
-        f (u, px0, sy);
-      }
+      if (L::units % kMmaThreads == 0 || u < L::units)
+        f (u);
     }
   }
 
@@ -890,16 +898,12 @@ template < int C, int HALO > struct StepLoader
     if (interior (step)) {
       const uint8_t *left = src + (size_t) (x0 - HALO) * C;
       const int top = y0 - HALO + step * kMmaStep;
-#pragma unroll
-      for (int k = 0; k < L::units_per_thread; k++) {
-        const int u = tid + k * kMmaThreads;
-        if (L::units % kMmaThreads == 0 || u < L::units) {
-          const int rr = u / L::units_per_row;
-          copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
-                  16 * u), left + (size_t) (top + rr) * src_pitch +
-              4 * C * (u - rr * L::units_per_row));
-        }
-      }
+      each_unit_index (tid,[&](int u) {
+            const int rr = u / L::units_per_row;
+            copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
+                    16 * u), left + (size_t) (top + rr) * src_pitch +
+                4 * C * (u - rr * L::units_per_row));
+          });
     } else {
       issue_edge (raw, step, tid, a);
     }
@@ -933,19 +937,10 @@ template < int C, int HALO > struct StepLoader
     asm volatile ("cp.async.wait_group 0;\n"::: "memory");
 #endif
     if (interior (step)) {
-#pragma unroll
-      for (int k = 0; k < L::units_per_thread; k++) {
-        const int u = tid + k * kMmaThreads;
-        if (L::units % kMmaThreads == 0 || u < L::units) {
-          uint32_t ch[C];
-          deinterleave4 < C > (*reinterpret_cast < const uint4 * >(raw +
-                  16 * u), ch);
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            *reinterpret_cast < uint32_t * >(in + c * in_stride +
-                plane_offset (u)) = ch[c];
-        }
-      }
+      each_unit_index (tid,[&](int u) {
+            stage_unit (*reinterpret_cast < const uint4 * >(raw + 16 * u), in,
+                in_stride, u);
+          });
     } else {
       stage_edge (raw, in, in_stride, step, tid, a);
     }
@@ -972,13 +967,20 @@ template < int C, int HALO > struct StepLoader
             unit = border_unit < C > (reinterpret_cast < const uint32_t * >(raw
                     + 16 * u), src + (size_t) sy * src_pitch, px0, width,
                 a.border, constant);
-          uint32_t ch[C];
-          deinterleave4 < C > (unit, ch);
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            *reinterpret_cast < uint32_t * >(in + c * in_stride +
-                plane_offset (u)) = ch[c];
+          stage_unit (unit, in, in_stride, u);
         });
+  }
+
+  /* unit u's four pixels into its word of each channel plane */
+  __device__ __forceinline__ static void stage_unit (const uint4 & unit,
+      uint8_t * in, int in_stride, int u)
+  {
+    uint32_t ch[C];
+    deinterleave4 < C > (unit, ch);
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      *reinterpret_cast < uint32_t * >(in + c * in_stride + plane_offset (u)) =
+          ch[c];
   }
 
   /* The span's columns outside the frame, in the staged planes: each a
@@ -1202,7 +1204,8 @@ __launch_bounds__ (kMmaThreads, 5)
    * the products and copies compile to nothing) */
   constexpr int HALO = 8;
   using L = MmaLayout < HALO >;
-  static_assert (L::chunks == 1 && L::lag == 1, "one chunk, one block");
+  static_assert (L::chunks == 1 && L::lag == 1 && !L::half_last,
+      "one whole chunk, one block");
   constexpr int in_bytes = C * L::in_bytes;     /* one buffer, all planes */
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
