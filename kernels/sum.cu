@@ -623,15 +623,33 @@ is_whole (const PlaneArgs & pl, const Spot & s)
   return pl.vectors && s.rest >= chunk_bytes < BPP > ();
 }
 
-/* Issues the loads of this thread's rows of a tile (whole chunks only). */
+/* Issues the loads of this thread's rows of a tile (whole chunks only),
+ * and for 4-byte pixels, where old_keys, the previous frame's keys of
+ * them, a word a row: loaded a tile ahead like the rows, they are there
+ * when the tile is counted.  (Loaded just before their rows were counted,
+ * they queued behind the next tile's loads, and waiting for them was a
+ * third of the stalls of the kernel with every feature; 1-byte pixels
+ * would need 32 registers for them, which that kernel does not have.) */
 template < int BPP > __device__ __forceinline__ void
-load_rows (const PlaneArgs & pl, const Spot & s,
-    uint32_t (&w)[kRowsPerWarp][chunk_bytes < BPP > () / 4])
+load_rows (const LaunchArgs & args, const PlaneArgs & pl, const Spot & s,
+    bool old_keys, uint32_t (&w)[kRowsPerWarp][chunk_bytes < BPP > () / 4],
+    uint32_t (&old)[kRowsPerWarp])
 {
   if (!is_whole < BPP > (pl, s))
     return;
   const size_t step = (size_t) kWarps * pl.pitch;
   const uint8_t *row = s.src;
+  if constexpr (BPP == 4) {
+    if (old_keys) {
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; i++) {
+        const int y = s.y0 + i * kWarps;
+        if (y < s.y1)
+          old[i] = *reinterpret_cast < const uint32_t * >
+              (previous_keys < BPP > (args, y, s.chunk));
+      }
+    }
+  }
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; i++, row += step) {
     if (s.y0 + i * kWarps < s.y1)
@@ -654,13 +672,14 @@ set_row_key (uint32_t (&row_key)[kRowsPerWarp], int i, uint32_t key)
 /* One tile of a plane: this warp's rows, this lane's chunk of each, added
  * to the thread's running totals.  `loaded` holds the rows of a whole
  * chunk (load_rows) but for 3-byte pixels, whose 48-byte chunks are
- * loaded here, rows_in_flight() at a time. */
+ * loaded here, rows_in_flight() at a time; `loaded_old` the previous keys
+ * of those rows for 4-byte pixels. */
 template < int BPP, unsigned K > __device__ __forceinline__ void
 count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
     const Spot & s,
     const uint32_t (&loaded)[kRowsPerWarp][chunk_bytes < BPP > () / 4],
-    WordAcc & wa, Totals & t, uint32_t (&col)[kMaxChunkPixels],
-    Workspace * ws)
+    const uint32_t (&loaded_old)[kRowsPerWarp], WordAcc & wa, Totals & t,
+    uint32_t (&col)[kMaxChunkPixels], Workspace * ws)
 {
   constexpr int CHUNK = chunk_bytes < BPP > ();
   constexpr int WORDS = CHUNK / 4;
@@ -684,16 +703,23 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
 
   /* row i of this warp is y0 + i * kWarps, the same for every lane */
   if (is_whole < BPP > (pl, s)) {
-    if constexpr (BPP != 3 && (K & kPrevious) != 0) {
+    if constexpr (BPP == 4 && (K & kPrevious) != 0) {
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; i++) {
+        const int y = s.y0 + i * kWarps;
+        if (y < s.y1)
+          count_row < BPP, K > (args, keyed, loaded[i], y, CHUNK, s.chunk,
+              wa, ba, black, diff, col, row_key[i], &loaded_old[i]);
+      }
+    } else if constexpr (BPP == 1 && (K & kPrevious) != 0) {
       /* the previous keys of PREV_ROWS rows, loaded together before any
-       * is used, so that a tile waits for them two or four times rather
-       * than once a row (which had made the difference cost as much as
-       * the rest of the statistics).  More rows at once took registers
-       * the kernel with every feature does not have: on an H100 4 rows
-       * of 4-byte pixels (2 of 1-byte ones) was fastest of the 1 to 8
-       * tried, and 2 of 4-byte pixels three times slower. */
+       * is used, so that a tile waits for them twice rather than once a
+       * row (which had made the difference cost as much as the rest of
+       * the statistics).  On an H100 4 rows were fastest, and the kernel
+       * has no registers to load them a tile ahead as for 4-byte pixels
+       * (docs/notes.md). */
       constexpr int PW = chunk_pixels < BPP > () / 4;
-      constexpr int PREV_ROWS = PW == 1 ? 4 : 2;
+      constexpr int PREV_ROWS = 4;
       const bool load_old = keyed && (args.flags & CF_SUM_DIFF);
 #pragma unroll
       for (int ib = 0; ib < kRowsPerWarp; ib += PREV_ROWS) {
@@ -901,17 +927,23 @@ count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
     col[k] = 0;
 
   /* the next tile's loads are in flight while this one is counted */
-  uint32_t next[kRowsPerWarp][WORDS];
+  const bool old_keys = keyed && (K & kPrevious) != 0 &&
+      (args.flags & CF_SUM_DIFF);
+  uint32_t next[kRowsPerWarp][WORDS], next_old[kRowsPerWarp];
   zero_rows < BPP > (next);
+#pragma unroll
+  for (int r = 0; r < kRowsPerWarp; r++)
+    next_old[r] = 0;
   if constexpr (BPP != 3) {
     if (first < end)
-      load_rows < BPP > (pl, spot_of < BPP > (pl, at.row (), at.col ()),
-          next);
+      load_rows < BPP > (args, pl, spot_of < BPP > (pl, at.row (),
+              at.col ()), old_keys, next, next_old);
   }
   for (int i = first; i < end; i += stride) {
-    uint32_t cur[kRowsPerWarp][WORDS];
+    uint32_t cur[kRowsPerWarp][WORDS], cur_old[kRowsPerWarp];
 #pragma unroll
     for (int r = 0; r < kRowsPerWarp; r++) {
+      cur_old[r] = next_old[r];
 #pragma unroll
       for (int j = 0; j < WORDS; j++)
         cur[r][j] = next[r][j];
@@ -921,10 +953,11 @@ count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
     at.advance ();
     if constexpr (BPP != 3) {
       if (i + stride < end)
-        load_rows < BPP > (pl, spot_of < BPP > (pl, at.row (), at.col ()),
-            next);
+        load_rows < BPP > (args, pl, spot_of < BPP > (pl, at.row (),
+                at.col ()), old_keys, next, next_old);
     }
-    count_tile < BPP, K > (args, pl, keyed, s, cur, wa, t, col, ws);
+    count_tile < BPP, K > (args, pl, keyed, s, cur, cur_old, wa, t, col,
+        ws);
     if constexpr ((K & kProfiles) != 0) {
       /* block-uniform: every tile, or in a run where its column of tiles
        * ends */
@@ -938,30 +971,48 @@ count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
   add_block_totals < BPP > (pl, t, ws, sh);
 }
 
-template < unsigned K > __global__ void __launch_bounds__ (kThreads, 2)
+/* A plane without key features, of any bytes per pixel. */
+__device__ __forceinline__ void
+count_plain_plane (const LaunchArgs & args, const PlaneArgs & pl,
+    Workspace * ws, uint32_t * ws_columns, BlockShared & sh)
+{
+  switch (pl.bpp) {
+    case 1:
+      count_plane < 1, 0 > (args, pl, false, ws, ws_columns, sh);
+      break;
+    case 2:
+      count_plane < 2, 0 > (args, pl, false, ws, ws_columns, sh);
+      break;
+    case 3:
+      count_plane < 3, 0 > (args, pl, false, ws, ws_columns, sh);
+      break;
+    default:
+      count_plane < 4, 0 > (args, pl, false, ws, ws_columns, sh);
+      break;
+  }
+}
+
+/* K: the key features; KEY_BPP: plane 0's bytes per pixel where K is not
+ * 0 (1, 3 or 4).  A kernel per key layout, rather than one choosing the
+ * key plane's code at run time: ptxas allocates registers for a kernel as
+ * a whole, and the kernel with every feature for all layouts spilled 424
+ * bytes a thread where each layout alone spilled none (docs/notes.md). */
+template < unsigned K, int KEY_BPP > __global__ void
+__launch_bounds__ (kThreads, 2)
 sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
 {
   __shared__ BlockShared sh;
   uint32_t *ws_columns = ws_rows (ws) + ws_max_height;
 
-  for (int p = 0; p < args.n_planes; p++) {
-    const PlaneArgs & pl = args.plane[p];
-    switch (pl.bpp) {
-      case 1:
-        count_plane < 1, K > (args, pl, p == 0, ws, ws_columns, sh);
-        break;
-      case 2:
-        /* never the key plane (checked by the launcher) */
-        count_plane < 2, 0 > (args, pl, false, ws, ws_columns, sh);
-        break;
-      case 3:
-        count_plane < 3, K > (args, pl, p == 0, ws, ws_columns, sh);
-        break;
-      default:
-        count_plane < 4, K > (args, pl, p == 0, ws, ws_columns, sh);
-        break;
-    }
+  int p = 0;
+  if constexpr (K != 0) {
+    if (args.n_planes > 0)
+      count_plane < KEY_BPP, K > (args, args.plane[0], true, ws, ws_columns,
+          sh);
+    p = 1;
   }
+  for (; p < args.n_planes; p++)
+    count_plain_plane (args, args.plane[p], ws, ws_columns, sh);
 
   /* The last block out publishes the totals and leaves zeros behind. */
   if (!cf_block_is_last (&ws->blocks_done))
@@ -1038,40 +1089,59 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
 typedef void (*SumKernel) (LaunchArgs, Workspace *, int);
 
 template < unsigned K > SumKernel
-kernel_for ()
+kernel_for_key (int key_bpp)
 {
-  return sum_kernel < K >;
+  return key_bpp == 1 ? sum_kernel < K, 1 > : key_bpp == 3 ?
+      sum_kernel < K, 3 > : sum_kernel < K, 4 >;
 }
 
-/* kernels by key features: profiles, black, previous */
-const SumKernel kKernels[8] = {
-  kernel_for < 0 > (), kernel_for < 1 > (), kernel_for < 2 > (),
-  kernel_for < 3 > (), kernel_for < 4 > (), kernel_for < 5 > (),
-  kernel_for < 6 > (), kernel_for < 7 > (),
-};
+/* The kernel for key features k (bits: profiles, black, previous) and a
+ * key plane of key_bpp bytes per pixel (1, 3 or 4; any where k is 0). */
+SumKernel
+kernel_for (unsigned k, int key_bpp)
+{
+  switch (k) {
+    case 0:
+      return sum_kernel < 0, 0 >;
+    case 1:
+      return kernel_for_key < 1 > (key_bpp);
+    case 2:
+      return kernel_for_key < 2 > (key_bpp);
+    case 3:
+      return kernel_for_key < 3 > (key_bpp);
+    case 4:
+      return kernel_for_key < 4 > (key_bpp);
+    case 5:
+      return kernel_for_key < 5 > (key_bpp);
+    case 6:
+      return kernel_for_key < 6 > (key_bpp);
+    default:
+      return kernel_for_key < 7 > (key_bpp);
+  }
+}
 
 /* Blocks resident on the whole device, per device and kernel. */
 cudaError_t
-resident_blocks (unsigned k, int *blocks)
+resident_blocks (unsigned k, int key_bpp, int *blocks)
 {
-  static int cached[64][8];
+  static int cached[64][8][5];
   int dev = 0, sms = 0, per_sm = 0;
   cudaError_t err;
 
   if ((err = cudaGetDevice (&dev)) != cudaSuccess)
     return err;
-  if (dev >= 0 && dev < 64 && cached[dev][k]) {
-    *blocks = cached[dev][k];
+  if (dev >= 0 && dev < 64 && cached[dev][k][key_bpp]) {
+    *blocks = cached[dev][k][key_bpp];
     return cudaSuccess;
   }
   if ((err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
               dev)) != cudaSuccess
       || (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-              kKernels[k], kThreads, 0)) != cudaSuccess)
+              kernel_for (k, key_bpp), kThreads, 0)) != cudaSuccess)
     return err;
   *blocks = sms * (per_sm > 0 ? per_sm : 1);
   if (dev >= 0 && dev < 64)
-    cached[dev][k] = *blocks;
+    cached[dev][k][key_bpp] = *blocks;
   return cudaSuccess;
 }
 
@@ -1192,7 +1262,8 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
   int resident = 0;
   cudaError_t err;
   cf_forget_earlier_errors ();
-  if ((err = resident_blocks (k, &resident)) != cudaSuccess)
+  const int key_bpp = k ? planes[0].bytes_per_pixel : 0;
+  if ((err = resident_blocks (k, key_bpp, &resident)) != cudaSuccess)
     return err;
   long long blocks = (most_tiles + kMaxTilesPerBlock - 1) / kMaxTilesPerBlock;
   if (blocks < resident)
@@ -1201,7 +1272,7 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     blocks = most_tiles;
   if (blocks < 1)
     blocks = 1;
-  kKernels[k] <<< (int) blocks, kThreads, 0, stream >>> (args,
+  kernel_for (k, key_bpp) <<< (int) blocks, kThreads, 0, stream >>> (args,
       (Workspace *) workspace, ws_max_height);
   return cudaGetLastError ();
 }
