@@ -22,6 +22,79 @@ cf_blur_radius_for_sigma (double sigma)
   return (int) (k / 2 < 1 ? 1 : k / 2);
 }
 
+/* The spacing of IEEE half-precision numbers at x: 1 below 2048, then 2
+ * up to 4096, 4 up to 8192, ... (11 significant bits) */
+static uint32_t
+half_step (uint32_t x)
+{
+  uint32_t step = 1;
+  while (x >= 2048u * step)
+    step *= 2;
+  return step;
+}
+
+/* Rounds the weights of 2048 and more to their half-precision grid, and
+ * gives what that moved to (or takes it from) the pairs below 2048, one
+ * unit each at a time (the pair whose weight is furthest from its exact
+ * value first), or to the centre in its own steps, keeping the sum, the
+ * symmetry and the shape.  Where that is impossible, the weights stay as
+ * they were: not exact in half precision, which only the tensor-core pass
+ * cares about (it then steps aside). */
+static void
+make_half_exact (CfBlurKernel * k, const double *g, double total, int64_t scale)
+{
+  CfBlurKernel was = *k;
+  int64_t debt = 0;
+  int i;
+
+  for (i = 0; i <= k->radius; i++) {
+    uint32_t step = half_step (k->w[i]), lo = k->w[i] / step * step;
+    uint32_t to = k->w[i] - lo > step / 2 ? lo + step : lo;
+    debt += (i ? 2 : 1) * ((int64_t) k->w[i] - to);
+    k->w[i] = to;
+  }
+  while (debt != 0) {
+    int best = -1;
+    double best_gap = 0;
+    for (i = 0; i <= k->radius; i++) {
+      /* the exact value minus the weight: > 0 wants more */
+      double gap = g[i] / total * (double) scale - k->w[i];
+      uint32_t step = i ? 1 : half_step (k->w[i]);
+      int64_t units = (i ? 2 : 1) * (int64_t) step;
+      if (i && k->w[i] + 1 >= 2048)
+        continue;
+      if (debt > 0) {
+        if (units > debt || (i && k->w[i] + 1 > k->w[i - 1]))
+          continue;
+      } else {
+        if (units > -debt || k->w[i] < step
+            || (i < k->radius && k->w[i] - step < k->w[i + 1]))
+          continue;
+        gap = -gap;
+      }
+      if (best < 0 || gap > best_gap) {
+        best = i;
+        best_gap = gap;
+      }
+    }
+    if (best < 0) {
+      *k = was;
+      return;
+    }
+    {
+      uint32_t step = best ? 1 : half_step (k->w[0]);
+      int64_t units = (best ? 2 : 1) * (int64_t) step;
+      if (debt > 0) {
+        k->w[best] += step;
+        debt -= units;
+      } else {
+        k->w[best] -= step;
+        debt += units;
+      }
+    }
+  }
+}
+
 int
 cf_blur_kernel_make (double sigma, int radius, int bits, CfBlurKernel * k)
 {
@@ -70,6 +143,8 @@ cf_blur_kernel_make (double sigma, int radius, int bits, CfBlurKernel * k)
     left -= 2;
   }
   k->w[0] += (uint32_t) left;
+  if (bits <= CF_BLUR_V_BITS)
+    make_half_exact (k, g, total, scale);
   return 0;
 }
 

@@ -2,8 +2,9 @@
  *
  * Two implementations, both equal to blur-reference.c bit for bit:
  *
- * - On GPUs with integer tensor cores (sm_80 on) and radii up to 32: one
- *   fused pass, both 1-D filters as band-matrix products on the tensor
+ * - On GPUs with integer tensor cores (sm_80 on), radii up to 32 and
+ *   vertical weights exact in half precision (cf_blur_kernel_make's are):
+ *   one fused pass, both 1-D filters as band-matrix products on the tensor
  *   cores (blur_mma8_kernel for radius <= 8, blur_mma_kernel beyond; see
  *   "fused pass on the tensor cores" below).  It reads the frame once and
  *   writes it once.
@@ -23,10 +24,12 @@
  * state, so elements with different sigmas can run at once.  On the CUDA
  * cores all sums are integers below 2^24 held in floats, hence exact, and
  * the rounding steps add half and round down onto 2^23 (whose ulp is 1);
- * the tensor cores sum in 32-bit integers. */
+ * the tensor cores sum the horizontal filter in 32-bit integers, and the
+ * vertical one in floats, exact for the same reason. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
+#include <cuda_fp16.h>
 #include <cstdlib>
 
 namespace {
@@ -359,19 +362,25 @@ __launch_bounds__ (kVThreads)
 /* ---- fused pass on the tensor cores (sm_80 and later, radius <= 32) ---- */
 
 /* Both 1-D filters are matrix products with a band matrix of weights, and
- * the integer tensor cores compute them exactly: mma.m16n8k32 multiplies
- * bytes and sums in 32-bit integers.  A 16-bit weight is two bytes (hi, lo),
- * so a horizontal sum is two products; t (11 bits) is two bytes too, so a
- * vertical sum is four.  Every sum is the reference's integer exactly.
+ * the tensor cores compute them exactly:
+ * - horizontal: mma.m16n8k32 multiplies bytes and sums in 32-bit integers;
+ *   a 15-bit weight is two bytes (hi, lo), so a sum is two products;
+ * - vertical: mma.m16n8k16 multiplies half-precision numbers and sums in
+ *   floats; t (10 bits) and ky's weights (13 bits, at most 11 significant)
+ *   are exact halves, every product is exact, and every sum an integer
+ *   below 2^24, so a sum is one product.  (As four byte products, and the
+ *   instructions that combined them, the vertical sums made the kernels
+ *   12-19% slower.)
+ * Every sum is the reference's integer exactly.
  *
  * A block walks down a strip of kMmaStripPx pixels (or the part of one,
  * or of two, that WorkRun gives it), 16 rows at a time.  Each step stages
  * 16 input rows (halo columns included, border rule applied) in shared
  * memory, one plane per channel (see StepLoader); the horizontal products
  * turn them into 16 rows of t, stored transposed (a column's rows adjacent,
- * as the vertical product's B operand wants them) in a ring of 32 NK rows
- * per column; then the vertical products read the ring and write 16 output
- * rows.  The next step's input loads are in flight meanwhile.  The frame is
+ * as the vertical product's B operand wants them) in a ring of 16 + 2 HALO
+ * rows per column; then the vertical products read the ring and write 16
+ * output rows.  The next step's input loads are in flight meanwhile.  The frame is
  * read once (plus the halo columns) and the output written once.
  *
  * The band matrix of a 32-wide chunk of taps is the same for every tile,
@@ -392,15 +401,15 @@ mma_halo (int r)
   return 8 * (((r < 1 ? 1 : r) + 7) / 8);
 }
 
-/* Shared memory per channel.  A tile of 16 outputs reads chunks of 32 taps
- * from 16 * tile to 16 * tile + 32 NK, so input rows hold 48 + 32 NK
- * pixels.  The t ring holds the steps from the output's to the one being
- * computed, lag + 1 of them (16 + 2 HALO rows): a product also reads the
- * rows past those, up to 32 NK, but meets zero weights there, so they may
- * wrap onto the ring's oldest rows.  (A ring of 32 NK rows, with nothing
- * wrapping, left room for 3 blocks per SM at a halo of 16, 5 with this.)
- * Both strides are 16 bytes times an odd number: the 8 rows (or columns)
- * a warp's fragment load touches fall in 8 different groups of 4 banks. */
+/* Shared memory per channel.  A horizontal tile of 16 outputs reads
+ * chunks of 32 taps from 16 * tile to 16 * tile + 32 NK, so input rows
+ * hold 48 + 32 NK pixels.  The t ring holds the steps from the output's to
+ * the one being computed, lag + 1 of them (16 + 2 HALO rows: exactly the
+ * taps of NV vertical products of 16), as halves, a column's rows adjacent
+ * (the vertical products' B operand), in words of two rows.  Where a
+ * column's words would put the 8 columns a fragment load touches on the
+ * same banks, the row pairs are XOR-swizzled by the column (t_word), so
+ * that loads and stores are free of bank conflicts. */
 template < int HALO > struct MmaLayout
 {
   static constexpr int chunks = (16 + 2 * HALO + 31) / 32;
@@ -416,13 +425,28 @@ template < int HALO > struct MmaLayout
   static constexpr bool half_last = (16 + 2 * HALO) % 32 == 16;
   static constexpr int in_w = 48 + 32 * chunks;
   static constexpr int ring = kMmaStep * (lag + 1);
-  static_assert (ring == 16 + 2 * HALO && ring <= 32 * chunks
-      && ring % kMmaStep == 0, "t ring");
-  static constexpr int t_stride = (ring / 16) % 2 ? ring : ring + 16;
+  static constexpr int vchunks = ring / 16;     /* vertical products */
+  static constexpr int ring_words = ring / 2;   /* words of a column */
+  static_assert (ring == 16 + 2 * HALO && 16 * vchunks == ring
+      && 2 * ring_words == ring, "t ring");
   static constexpr int in_bytes = kMmaStep * in_w;
-  static constexpr int t_bytes = kMmaStripPx * t_stride;
-  /* one channel: its input rows, then t's low bytes, then its high bytes */
-  static constexpr int channel_bytes = in_bytes + 2 * t_bytes;
+  static constexpr int t_bytes = kMmaStripPx * ring * 2;
+  /* one channel: its input rows, then its t ring */
+  static constexpr int channel_bytes = in_bytes + t_bytes;
+
+  /* The word of row pair rp of column px.  rp of a fragment's lanes is a
+   * multiple of 4 plus t; the 8 columns are 8 apart in the ring's words
+   * times a multiple of 8 (ring_words % 16 == 8: banks g * 8 or g * 24, so
+   * columns g and g + 4 collide, unless the second's pairs move by 4) or
+   * of 32 (all collide, unless each moves by 4 g). */
+  __device__ __forceinline__ static int t_word (int px, int rp)
+  {
+    static_assert (ring_words % 32 == 0 || ring_words % 16 == 8, "swizzle");
+    if constexpr (ring_words % 32 == 0)
+      return px * ring_words + (rp ^ ((px & 7) << 2));
+    else
+      return px * ring_words + (rp ^ (px & 4));
+  }
 };
 
 /* d = a b + c, in 32-bit integers; c may be d */
@@ -453,12 +477,45 @@ mma_u8_k16 (int (&d)[4], const uint32_t (&a)[4], uint32_t b0, const int *c)
 #endif
 }
 
-/* PRMT selector that puts byte 2 of its second operand at byte J of its
+/* d = a b + c with half-precision operands, summed in 32-bit floats: the
+ * vertical products.  Exact here: a weight and a t are integers of at most
+ * 11 significant bits, so every product is exact, and every partial sum
+ * is an integer below 2^24 (the operands are not negative). */
+__device__ __forceinline__ void
+mma_f16 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+    const float *c)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+      : "=f" (d[0]), "=f" (d[1]), "=f" (d[2]), "=f" (d[3])
+      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1),
+      "f" (c[0]), "f" (c[1]), "f" (c[2]), "f" (c[3]));
+#endif
+}
+
+/* ldmatrix: 4 matrices of 8 rows of 16 bytes from shared memory.  Lane l
+ * gives the address of row l % 8 of matrix l / 8 (16-byte aligned), and
+ * receives word t of row g of each: exactly an MMA fragment register. */
+__device__ __forceinline__ void
+ldsm_x4 (uint32_t (&r)[4], const void *row)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+      "{%0,%1,%2,%3}, [%4];\n"
+      : "=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3])
+      : "r" ((uint32_t) __cvta_generic_to_shared (row)));
+#else
+  r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+
+/* PRMT selector that puts byte 0 of its second operand at byte J of its
  * first, keeping the others */
 template < int J > __host__ __device__ constexpr uint32_t
-insert_byte2 ()
+insert_byte0 ()
 {
-  return (0x3210u & ~(0xfu << (4 * J))) | (0x6u << (4 * J));
+  return (0x3210u & ~(0xfu << (4 * J))) | (0x4u << (4 * J));
 }
 
 /* This thread's fragments of the band matrices of chunk q: A[m][k] is the
@@ -487,6 +544,33 @@ band_fragments (const uint32_t * w, int r, int lane, uint32_t (&hi)[NK][4],
       }
       hi[q][j] = h;
       lo[q][j] = l;
+    }
+}
+
+/* The same for the vertical products, as half-precision numbers (ky's
+ * weights are exact in half precision, see cf_blur_kernel_make), in
+ * chunks of 16 taps: A[m][k] = w[|16 q + k - HALO - m|].  Fragment register
+ * j holds A[m][kb], A[m][kb + 1], m = g (+ 8 for odd j), kb = 2 t (+ 8 for
+ * j >= 2). */
+template < int HALO, int NV > __device__ __forceinline__ void
+band_fragments_f16 (const uint32_t * w, int r, int lane,
+    uint32_t (&a)[NV][4])
+{
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int q = 0; q < NV; q++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int m = g + (j & 1) * 8, kb = 2 * t + (j >> 1) * 8;
+      uint32_t pair = 0;
+#pragma unroll
+      for (int b = 0; b < 2; b++) {
+        int d = 16 * q + kb + b - HALO - m;
+        d = d < 0 ? -d : d;
+        const float v = d <= r ? (float) w[d] : 0.0f;
+        pair |= (uint32_t) __half_as_ushort (__float2half_rn (v)) << (16 * b);
+      }
+      a[q][j] = pair;
     }
 }
 
@@ -559,77 +643,78 @@ store_pair (uint8_t * out, const uint32_t * b, bool vector, bool two)
   }
 }
 
+/* t as the vertical products take it: a half-precision number, 1024 + t
+ * + 2 (exact: at most 2046), whose bits are 0x6400 + t + 2.
+ * - The 1024 makes the bits t's own (no conversion); it adds 1024 * 2^13
+ *   = 2^23 to every vertical sum.
+ * - The 2 adds 2 * 2^13, half of 2^(V_BITS + MID_BITS), to the vertical
+ *   sum: its rounding half.
+ * Both go into the low-byte product's accumulator, with the half of t's
+ * own rounding: h + kTLowStart = 256 hi + lo, and the bits are that
+ * shifted right by H_BITS - MID_BITS. */
+constexpr int kTShift = CF_BLUR_H_BITS - CF_BLUR_MID_BITS;
+constexpr int kTLowStart = ((0x6400 + (1 << (CF_BLUR_MID_BITS - 1)))
+    << kTShift) + (1 << (kTShift - 1));
+static_assert (CF_BLUR_V_BITS == 13 && CF_BLUR_MID_BITS == 2,
+    "the vertical sums' offset is 2^23 and t is at most 1020");
+
 /* The products of one 32-tap chunk, horizontal: h = 256 hi + lo; the
- * first chunk starts lo at the half that makes h >> (H_BITS - MID_BITS)
- * round to nearest */
+ * first chunk starts lo at kTLowStart */
 __device__ __forceinline__ void
 horizontal_chunk (int (&hi)[4], int (&lo)[4], const uint32_t (&a_hi)[4],
     const uint32_t (&a_lo)[4], uint32_t b0, uint32_t b1, bool first,
     bool k16 = false)
 {
-  constexpr int half = 1 << (CF_BLUR_H_BITS - CF_BLUR_MID_BITS - 1);
-  const int zero[4] = { 0, 0, 0, 0 }, halves[4] = { half, half, half, half };
+  const int zero[4] = { 0, 0, 0, 0 };
+  const int start[4] = { kTLowStart, kTLowStart, kTLowStart, kTLowStart };
   if (k16) {
     mma_u8_k16 (hi, a_hi, b0, first ? zero : hi);
-    mma_u8_k16 (lo, a_lo, b0, first ? halves : lo);
+    mma_u8_k16 (lo, a_lo, b0, first ? start : lo);
   } else {
     mma_u8 (hi, a_hi, b0, b1, first ? zero : hi);
-    mma_u8 (lo, a_lo, b0, b1, first ? halves : lo);
+    mma_u8 (lo, a_lo, b0, b1, first ? start : lo);
   }
 }
 
-/* t of output d of a horizontal tile */
+/* Outputs d and d + 1 of a horizontal tile (two rows of one pixel) as a
+ * pair of t's halves (see kTLowStart), d's in the low half */
 __device__ __forceinline__ uint32_t
-horizontal_t (const int (&hi)[4], const int (&lo)[4], int d)
+horizontal_t_pair (const int (&hi)[4], const int (&lo)[4], int d)
 {
-  return ((uint32_t) hi[d] * 256u + (uint32_t) lo[d]) >>
-      (CF_BLUR_H_BITS - CF_BLUR_MID_BITS);
+  const uint32_t e0 = ((uint32_t) hi[d] * 256u + (uint32_t) lo[d]) >> kTShift;
+  const uint32_t e1 =
+      ((uint32_t) hi[d + 1] * 256u + (uint32_t) lo[d + 1]) >> kTShift;
+  return __byte_perm (e0, e1, 0x5410);
 }
 
-/* The products of one chunk, vertical, for t's high (h0, h1) and low (l0,
- * l1) bytes: v = 65536 hh + 256 mid + ll; the first chunk starts ll at the
- * half for rounding */
-__device__ __forceinline__ void
-vertical_chunk (int (&hh)[4], int (&mid)[4], int (&ll)[4],
-    const uint32_t (&a_hi)[4], const uint32_t (&a_lo)[4], uint32_t h0,
-    uint32_t h1, uint32_t l0, uint32_t l1, bool first, bool k16 = false)
+/* The output byte of a vertical sum s = 2^23 + sum ky (t + 2), as byte 0
+ * of the result: s / 2^15 is 256 + (v + half) / 2^(V_BITS + MID_BITS), so
+ * adding 2^23 - 256 and rounding down leaves 2^23 + the output, whose
+ * bits are 0x4B000000 + the output. */
+__device__ __forceinline__ uint32_t
+output_bits (float s)
 {
-  constexpr int half = 1 << (CF_BLUR_V_BITS + CF_BLUR_MID_BITS - 1);
-  const int zero[4] = { 0, 0, 0, 0 }, halves[4] = { half, half, half, half };
-  if (k16) {
-    mma_u8_k16 (hh, a_hi, h0, first ? zero : hh);
-    mma_u8_k16 (mid, a_hi, l0, first ? zero : mid);
-    mma_u8_k16 (mid, a_lo, h0, mid);
-    mma_u8_k16 (ll, a_lo, l0, first ? halves : ll);
-  } else {
-    mma_u8 (hh, a_hi, h0, h1, first ? zero : hh);
-    mma_u8 (mid, a_hi, l0, l1, first ? zero : mid);
-    mma_u8 (mid, a_lo, h0, h1, mid);
-    mma_u8 (ll, a_lo, l0, l1, first ? halves : ll);
-  }
+  static_assert (CF_BLUR_V_BITS + CF_BLUR_MID_BITS == 15, "scale");
+  return __float_as_uint (__fmaf_rd (s, 1.0f / (1 << 15), kTwo23 - 256.0f));
 }
 
 /* Output d (d0, d1: row g, pixels 2t and 2t + 1; d2, d3: row g + 8) of
  * channel c of a vertical tile, into its place in the words of two
- * pixels of C bytes for rows g and g + 8.  v shifted by 16 (rounded: the
- * half is in already) is its byte 2, which one PRMT places. */
+ * pixels of C bytes for rows g and g + 8: one PRMT. */
 template < int C > __device__ __forceinline__ void
-place_output (uint32_t (&rows)[2][(2 * C + 3) / 4], const int (&hh)[4],
-    const int (&mid)[4], const int (&ll)[4], int c)
+place_output (uint32_t (&rows)[2][(2 * C + 3) / 4], const float (&sum)[4],
+    int c)
 {
-  static_assert (CF_BLUR_V_BITS + CF_BLUR_MID_BITS == 16,
-      "the output is byte 2 of v");
 #pragma unroll
   for (int d = 0; d < 4; d++) {
-    const uint32_t v = (((uint32_t) hh[d] << 8) + (uint32_t) mid[d]) * 256u
-        + (uint32_t) ll[d];
+    const uint32_t v = output_bits (sum[d]);
     const int at = (d & 1) * C + c;     /* byte in the row's pair */
     uint32_t & w = rows[d >> 1][at / 4];
     switch (at % 4) {
-      case 0: w = __byte_perm (w, v, insert_byte2 < 0 > ()); break;
-      case 1: w = __byte_perm (w, v, insert_byte2 < 1 > ()); break;
-      case 2: w = __byte_perm (w, v, insert_byte2 < 2 > ()); break;
-      default: w = __byte_perm (w, v, insert_byte2 < 3 > ()); break;
+      case 0: w = __byte_perm (w, v, insert_byte0 < 0 > ()); break;
+      case 1: w = __byte_perm (w, v, insert_byte0 < 1 > ()); break;
+      case 2: w = __byte_perm (w, v, insert_byte0 < 2 > ()); break;
+      default: w = __byte_perm (w, v, insert_byte0 < 3 > ()); break;
     }
   }
 }
@@ -1032,15 +1117,14 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   int x0 = 0, y0 = 0, rows = 0, n = 0;
 
   auto in_plane = [&](int c) { return mma_smem + c * L::channel_bytes; };
-  auto t_lo = [&](int c) {
-    return mma_smem + c * L::channel_bytes + L::in_bytes;
-  };
-  auto t_hi = [&](int c) {
-    return mma_smem + c * L::channel_bytes + L::in_bytes + L::t_bytes;
+  auto t_ring = [&](int c) {
+    return reinterpret_cast < uint32_t * >(mma_smem + c * L::channel_bytes +
+        L::in_bytes);
   };
 
-  /* the ring's rows no step has written yet meet zero weights only, but
-   * they are read: start them defined */
+  /* every row of the ring is written before a vertical product reads it,
+   * but start it defined all the same: a half that meets a zero weight
+   * must not be a NaN */
   for (int i = tid; i < C * L::channel_bytes / 16; i += kMmaThreads)
     reinterpret_cast < uint4 * >(mma_smem)[i] = make_uint4 (0, 0, 0, 0);
 
@@ -1051,9 +1135,10 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   static_assert (16 * L::units >= sizeof (uint32_t[2][33]), "weights");
   uint32_t (&weights)[2][33] = *reinterpret_cast < uint32_t (*)[2][33] >(raw);
   stage_weights (weights, a);
-  uint32_t hx_hi[NK][4], hx_lo[NK][4], vy_hi[NK][4], vy_lo[NK][4];
+  constexpr int NV = L::vchunks;
+  uint32_t hx_hi[NK][4], hx_lo[NK][4], vy[NV][4];
   band_fragments < HALO, NK > (weights[0], a.rx, lane, hx_hi, hx_lo);
-  band_fragments < HALO, NK > (weights[1], a.ry, lane, vy_hi, vy_lo);
+  band_fragments_f16 < HALO, NV > (weights[1], a.ry, lane, vy);
 
   constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
   const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
@@ -1082,17 +1167,11 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
         horizontal_chunk (hi, lo, hx_hi[q], hx_lo[q], b0, b1, q == 0, k16);
       }
       /* d0, d1: pixel g, rows 2t and 2t + 1; d2, d3: pixel g + 8 */
-      const int rr = ring0 + 8 * rg + 2 * t;
+      const int rp = (ring0 + 8 * rg) / 2 + t;
 #pragma unroll
-      for (int half = 0; half < 2; half++) {
-        const uint32_t t0 = horizontal_t (hi, lo, 2 * half);
-        const uint32_t t1 = horizontal_t (hi, lo, 2 * half + 1);
-        const int at = (16 * warp + g + 8 * half) * L::t_stride + rr;
-        *reinterpret_cast < uint16_t * >(t_lo (c) + at) =
-            (uint16_t) __byte_perm (t0, t1, 0x40);
-        *reinterpret_cast < uint16_t * >(t_hi (c) + at) =
-            (uint16_t) __byte_perm (t0, t1, 0x51);
-      }
+      for (int half = 0; half < 2; half++)
+        t_ring (c)[L::t_word (16 * warp + g + 8 * half, rp)] =
+            horizontal_t_pair (hi, lo, 2 * half);
     }
   };
 
@@ -1111,26 +1190,20 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
       uint32_t out_rows[2][(2 * C + 3) / 4] = { };
 #pragma unroll
       for (int c = 0; c < C; c++) {
-        int hh[4], mid[4], ll[4];
-        const uint8_t *lo_col = t_lo (c) + px * L::t_stride;
-        const uint8_t *hi_col = t_hi (c) + px * L::t_stride;
+        const float zero[4] = { 0, 0, 0, 0 };
+        float sum[4];
+        const uint32_t *ring = t_ring (c);
 #pragma unroll
-        for (int q = 0; q < NK; q++) {
-          const bool k16 = L::half_last && q == NK - 1;
-          const int r0 = (ring0 + 32 * q + 4 * t) % L::ring;
-          const int r1 = (ring0 + 32 * q + 16 + 4 * t) % L::ring;
-          const uint32_t l0 = *reinterpret_cast < const uint32_t * >(lo_col +
-              r0);
-          const uint32_t h0 = *reinterpret_cast < const uint32_t * >(hi_col +
-              r0);
-          const uint32_t l1 = k16 ? 0 : *reinterpret_cast < const uint32_t *
-              >(lo_col + r1);
-          const uint32_t h1 = k16 ? 0 : *reinterpret_cast < const uint32_t *
-              >(hi_col + r1);
-          vertical_chunk (hh, mid, ll, vy_hi[q], vy_lo[q], h0, h1, l0, l1,
-              q == 0, k16);
+        for (int q = 0; q < NV; q++) {
+          /* taps 2t, 2t + 1 and 2t + 8, 2t + 9 of the chunk: row pairs
+           * from (ring0 + 16 q) / 2, a multiple of 4 */
+          const int rp0 = (ring0 / 2 + 8 * q) % L::ring_words;
+          const int rp1 = (ring0 / 2 + 8 * q + 4) % L::ring_words;
+          const uint32_t b0 = ring[L::t_word (px, rp0 + t)];
+          const uint32_t b1 = ring[L::t_word (px, rp1 + t)];
+          mma_f16 (sum, vy[q], b0, b1, q == 0 ? zero : sum);
         }
-        place_output < C > (out_rows, hh, mid, ll, c);
+        place_output < C > (out_rows, sum, c);
       }
       const int x = x0 + 8 * tile + 2 * t;
       if (vector_stores && (i + 1) * kMmaStep <= rows
@@ -1185,10 +1258,9 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
 
 /* Radius 8 or less: t never leaves the registers.  The 32 rows of t a
  * vertical tile of 16 outputs needs are two blocks of 16 rows (halo 8 on
- * either side), and a horizontal tile's result, with its image rows given
- * to the B columns in the order 0 1 4 5 8 9 12 13 (and 2 3 6 7 ... for the
- * second row group), leaves each lane holding rows 4t .. 4t + 3 of its two
- * pixel columns: exactly a register of the vertical product's B operand.
+ * either side), and a horizontal tile's result (rows 2t and 2t + 1 of
+ * pixel columns g and g + 8 in each lane, for each group of 8 rows) is
+ * exactly the vertical product's B operand for those columns.
  * So a warp owns 16 pixel columns of the strip: per 16-row block it
  * computes t (from the input rows staged in shared memory, the only data
  * the warps share) and at once the 16 output rows that the block and the
@@ -1215,9 +1287,9 @@ __launch_bounds__ (kMmaThreads, 5)
 
   __shared__ uint32_t weights[2][33];
   stage_weights (weights, a);
-  uint32_t hx_hi[1][4], hx_lo[1][4], vy_hi[1][4], vy_lo[1][4];
+  uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
   band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
-  band_fragments < HALO, 1 > (weights[1], a.ry, lane, vy_hi, vy_lo);
+  band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
 
   constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
   const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
@@ -1232,9 +1304,9 @@ __launch_bounds__ (kMmaThreads, 5)
   uint8_t *raw = mma_smem + 2 * in_bytes;
   constexpr int raw_bytes = 16 * L::units;
 
-  /* t of the previous block: rows 4t .. 4t + 3 of pixel columns g and
-   * g + 8, low and high bytes */
-  uint32_t prev[C][4];
+  /* t of the previous block, as the vertical products' B operand: pixel
+   * columns g and g + 8 (p), rows 2t, 2t + 1 and 2t + 8, 2t + 9 */
+  uint32_t prev[C][2][2];
 
   while (run.next (x0, y0, rows, n)) {
     /* the last part's readers are done with the buffers */
@@ -1258,47 +1330,42 @@ __launch_bounds__ (kMmaThreads, 5)
       uint32_t out_rows[2][2][(2 * C + 3) / 4] = { };
 #pragma unroll
       for (int c = 0; c < C; c++) {
-        /* t: two tiles of 16 pixels x 8 rows; lane row g of row group rg
-         * is image row 4 (g / 2) + 2 rg + g % 2 */
+        /* t: two tiles of 16 pixels x 8 rows (rg: rows 8 rg on) */
         int hi[2][4], lo[2][4];
+        /* B operands of both row groups in one load: matrix m is rows
+         * 8 (m / 2) on, bytes 16 (m % 2) on of the warp's taps */
+        uint32_t b[4];
+        ldsm_x4 (b, in + c * L::in_bytes + (8 * (lane >> 4) + (lane & 7)) *
+            L::in_w + 16 * warp + 16 * ((lane >> 3) & 1));
 #pragma unroll
-        for (int rg = 0; rg < 2; rg++) {
-          const uint8_t *row = in + c * L::in_bytes +
-              (4 * (g >> 1) + 2 * rg + (g & 1)) * L::in_w + 16 * warp + 4 * t;
-          const uint32_t b0 = *reinterpret_cast < const uint32_t * >(row);
-          const uint32_t b1 = *reinterpret_cast < const uint32_t * >(row +
-              16);
-          horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0], b0, b1, true);
-        }
-        /* d0, d1: pixel g, rows 4t + 2 rg and + 1; d2, d3: pixel g + 8 */
-        uint32_t cur[4];
+        for (int rg = 0; rg < 2; rg++)
+          horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0], b[2 * rg],
+              b[2 * rg + 1], true);
+        /* a horizontal tile's d0, d1 (pixel g, rows 8 rg + 2t and + 1) and
+         * d2, d3 (pixel g + 8) are the B operand's registers of the
+         * vertical product of the block's 16 rows, for columns g and g + 8 */
+        uint32_t cur[2][2];
 #pragma unroll
-        for (int p = 0; p < 2; p++) {
-          uint32_t tv[4];
+        for (int p = 0; p < 2; p++)
 #pragma unroll
-          for (int j = 0; j < 4; j++) {
-            tv[j] = horizontal_t (hi[j >> 1], lo[j >> 1], 2 * p + (j & 1));
-          }
-          cur[2 * p] = __byte_perm (__byte_perm (tv[0], tv[1], 0x40),
-              __byte_perm (tv[2], tv[3], 0x40), 0x5410);
-          cur[2 * p + 1] = __byte_perm (__byte_perm (tv[0], tv[1], 0x51),
-              __byte_perm (tv[2], tv[3], 0x51), 0x5410);
-        }
+          for (int rg = 0; rg < 2; rg++)
+            cur[p][rg] = horizontal_t_pair (hi[rg], lo[rg], 2 * p);
         if (block > 0) {
           /* vertical: the window is the previous block then this one */
 #pragma unroll
           for (int p = 0; p < 2; p++) {
-            int hh[4], mid[4], ll[4];
-            const uint32_t l0 = prev[c][2 * p], h0 = prev[c][2 * p + 1];
-            const uint32_t l1 = cur[2 * p], h1 = cur[2 * p + 1];
-            vertical_chunk (hh, mid, ll, vy_hi[0], vy_lo[0], h0, h1, l0, l1,
-                true);
-            place_output < C > (out_rows[p], hh, mid, ll, c);
+            const float zero[4] = { 0, 0, 0, 0 };
+            float sum[4];
+            mma_f16 (sum, vy[0], prev[c][p][0], prev[c][p][1], zero);
+            mma_f16 (sum, vy[1], cur[p][0], cur[p][1], sum);
+            place_output < C > (out_rows[p], sum, c);
           }
         }
 #pragma unroll
-        for (int e = 0; e < 4; e++)
-          prev[c][e] = cur[e];
+        for (int p = 0; p < 2; p++)
+#pragma unroll
+          for (int rg = 0; rg < 2; rg++)
+            prev[c][p][rg] = cur[p][rg];
       }
       if (block > 0) {
         const int yr0 = (block - 1) * kMmaStep, xw = x0 + 16 * warp;
@@ -1425,8 +1492,20 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   return cudaGetLastError ();
 }
 
-/* The tensor-core pass, where the device has integer MMA (sm_80 on) and
- * the radius is at most 32; false where it does not apply. */
+/* Whether every vertical weight is exact in half precision, as the
+ * vertical products take them (cf_blur_kernel_make's are) */
+bool
+half_exact (const BlurArgs & a)
+{
+  for (int i = 0; i <= a.ry; i++)
+    if (__half2float (__float2half_rn (a.wy[i])) != a.wy[i])
+      return false;
+  return true;
+}
+
+/* The tensor-core pass, where the device has integer MMA (sm_80 on), the
+ * radius is at most 32 and the vertical weights are exact in half
+ * precision; false where it does not apply. */
 template < int C > bool
 try_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
@@ -1434,7 +1513,7 @@ try_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 {
   int dev, major;
   const int r = max (a.rx, a.ry);
-  if (r > 32 || cudaGetDevice (&dev) != cudaSuccess
+  if (r > 32 || !half_exact (a) || cudaGetDevice (&dev) != cudaSuccess
       || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
           dev) != cudaSuccess || major < 8)
     return false;

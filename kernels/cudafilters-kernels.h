@@ -76,8 +76,8 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
 #define CF_BLUR_MAX_RADIUS 150
 
 /* Fixed-point arithmetic of the blur, identical on GPU and CPU (every
- * intermediate is an integer below 2^24, so the CUDA cores' float
- * arithmetic is exact, and the tensor cores sum in 32-bit integers):
+ * intermediate is an integer below 2^24, so float arithmetic, on the CUDA
+ * cores or the tensor cores, is exact):
  *   h = sum_i kx[|i|] * P(x + i, y)          kx sums to 2^CF_BLUR_H_BITS
  *   t = rnd (h / 2^(H_BITS - MID_BITS))      0 .. 255 * 2^MID_BITS
  *   v = sum_j ky[|j|] * t(x, y + j)          ky sums to 2^CF_BLUR_V_BITS
@@ -85,7 +85,7 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
  * rnd: round to nearest, halves up (add half, then shift).  P is the
  * frame extended by the border rule. */
 #define CF_BLUR_H_BITS 15
-#define CF_BLUR_MID_BITS 3
+#define CF_BLUR_MID_BITS 2
 #define CF_BLUR_V_BITS 13
 
 typedef enum
@@ -109,8 +109,12 @@ typedef struct
 int cf_blur_radius_for_sigma (double sigma);
 
 /* Samples exp(-i^2 / 2 sigma^2) for |i| <= radius, normalised to 2^bits and
- * rounded so the sum is exact (largest remainders, symmetric).  sigma 0 or
- * radius 0 give the identity.  Returns 0, or -1 for a bad argument. */
+ * rounded so the sum is exact (largest remainders, symmetric).  For bits up
+ * to CF_BLUR_V_BITS (the vertical filter's), every weight is also exact in
+ * IEEE half precision (at most 11 significant bits: weights of 2048 and
+ * more are rounded to their half's spacing, and the pairs below 2048 make
+ * the sum exact again), as the tensor cores take them.  sigma 0 or radius
+ * 0 give the identity.  Returns 0, or -1 for a bad argument. */
 int cf_blur_kernel_make (double sigma, int radius, int bits, CfBlurKernel * k);
 
 /* Device memory cf_blur_plane needs for the intermediate of a plane
@@ -119,7 +123,9 @@ size_t cf_blur_scratch_bytes (int width, int height, int channels);
 size_t cf_blur_scratch_pitch (int width, int channels);
 
 /* Blurs a plane of width x height pixels of `channels` interleaved 8-bit
- * channels (1 to 4).  kx must have CF_BLUR_H_BITS, ky CF_BLUR_V_BITS;
+ * channels (1 to 4).  kx must have CF_BLUR_H_BITS, ky CF_BLUR_V_BITS (and
+ * weights exact in half precision for the tensor-core pass; others take
+ * the CUDA cores' two passes);
  * border_value gives each channel's value for CF_BORDER_CONSTANT.  scratch
  * is device memory of cf_blur_scratch_bytes() (the two-pass CUDA-core path
  * uses it; the tensor-core pass, sm_80 on with radii up to 32, does not);

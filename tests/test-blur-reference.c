@@ -33,21 +33,35 @@ GST_START_TEST (test_kernel_weights)
 
   for (b = 0; b < G_N_ELEMENTS (bits); b++) {
     for (sigma = 0.05; sigma <= 50; sigma *= 1.3) {
-      CfBlurKernel k;
-      int r = cf_blur_radius_for_sigma (sigma), i;
-      guint64 sum;
+      /* OpenCV's radius, and radii set apart from sigma */
+      const int radii[] = { cf_blur_radius_for_sigma (sigma), 1, 2, 3, 8, 32 };
+      guint j;
+      for (j = 0; j < G_N_ELEMENTS (radii); j++) {
+        CfBlurKernel k;
+        int r = radii[j], i;
+        guint64 sum;
 
-      fail_unless (cf_blur_kernel_make (sigma, r, bits[b], &k) == 0);
-      fail_unless_equals_int (k.radius, r);
-      sum = k.w[0];
-      for (i = 1; i <= r; i++) {
-        sum += 2 * (guint64) k.w[i];
-        /* unimodal: never rises away from the centre */
-        fail_unless (k.w[i] <= k.w[i - 1], "sigma %f: w[%d]=%u > w[%d]=%u",
-            sigma, i, k.w[i], i - 1, k.w[i - 1]);
+        fail_unless (cf_blur_kernel_make (sigma, r, bits[b], &k) == 0);
+        fail_unless_equals_int (k.radius, r);
+        sum = k.w[0];
+        for (i = 1; i <= r; i++) {
+          sum += 2 * (guint64) k.w[i];
+          /* unimodal: never rises away from the centre */
+          fail_unless (k.w[i] <= k.w[i - 1], "sigma %f: w[%d]=%u > w[%d]=%u",
+              sigma, i, k.w[i], i - 1, k.w[i - 1]);
+        }
+        /* the vertical filter's weights are exact in half precision: at
+         * most 11 significant bits */
+        for (i = 0; i <= r && bits[b] == CF_BLUR_V_BITS; i++) {
+          guint32 w = k.w[i];
+          while (w >= 2048 && w % 2 == 0)
+            w /= 2;
+          fail_unless (w < 2048, "sigma %f: w[%d]=%u is not a half", sigma, i,
+              k.w[i]);
+        }
+        fail_unless (sum == ((guint64) 1 << bits[b]), "sigma %f sums to %"
+            G_GUINT64_FORMAT, sigma, sum);
       }
-      fail_unless (sum == ((guint64) 1 << bits[b]), "sigma %f sums to %"
-          G_GUINT64_FORMAT, sigma, sum);
     }
   }
   {

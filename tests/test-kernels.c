@@ -212,16 +212,17 @@ GST_START_TEST (test_plane_copy_and_fill)
 
 GST_END_TEST;
 
-/* blur: GPU against the CPU reference for one plane configuration */
+/* blur: GPU against the CPU reference for one plane configuration; the
+ * frame random, or all `solid` (0 .. 255); ky made from sy, or given */
 static void
-run_blur_case (gint w, gint h, gint channels, double sx, double sy,
-    CfBorder border, PitchMode mode, gboolean solid)
+run_blur_case_full (gint w, gint h, gint channels, double sx, double sy,
+    CfBorder border, PitchMode mode, gint solid, const CfBlurKernel * given_ky)
 {
   gsize row = (gsize) w * channels;
   gsize scratch_size = cf_blur_scratch_bytes (w, h, channels);
-  gchar *what = g_strdup_printf ("blur %dx%d, %d channels, sigma %g x %g, "
-      "border %d, pitch mode %d%s", w, h, channels, sx, sy, border, mode,
-      solid ? " solid" : "");
+  gchar *what = g_strdup_printf ("blur %dx%d, %d channels, sigma %g x %g%s, "
+      "border %d, pitch mode %d, solid %d", w, h, channels, sx, sy,
+      given_ky ? " (ky given)" : "", border, mode, solid);
   CfBlurKernel kx, ky;
   guint8 bv[4];
   void *scratch;
@@ -229,13 +230,16 @@ run_blur_case (gint w, gint h, gint channels, double sx, double sy,
 
   plane_case_init (&pc, row, row, h, mode);
   cf_test_fill_random (rand_, bv, 4);
-  if (solid)
-    memset (pc.src, bv[1], pc.src_size);
+  if (solid >= 0)
+    memset (pc.src, solid, pc.src_size);
   plane_case_upload (&pc);
   fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
           CF_BLUR_H_BITS, &kx) == 0);
-  fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
-          CF_BLUR_V_BITS, &ky) == 0);
+  if (given_ky)
+    ky = *given_ky;
+  else
+    fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
+            CF_BLUR_V_BITS, &ky) == 0);
   cf_ref_blur_plane (pc.src + pc.src_off, pc.src_pitch, pc.want + pc.dst_off,
       pc.dst_pitch, w, h, channels, &kx, &ky, border, bv);
   /* the intermediate plane starts poisoned too */
@@ -246,6 +250,14 @@ run_blur_case (gint w, gint h, gint channels, double sx, double sy,
           &kx, &ky, border, bv, scratch, NULL), what);
   CUDA_OK (cudaFree (scratch));
   g_free (what);
+}
+
+static void
+run_blur_case (gint w, gint h, gint channels, double sx, double sy,
+    CfBorder border, PitchMode mode, gboolean solid)
+{
+  run_blur_case_full (w, h, channels, sx, sy, border, mode,
+      solid ? g_rand_int_range (rand_, 0, 256) : -1, NULL);
 }
 
 /* every channel count, border and sigma on small odd frames (radius larger
@@ -291,8 +303,36 @@ GST_START_TEST (test_blur_large_frames)
       FALSE);
   run_blur_case (641, 479, 4, 50, 50, CF_BORDER_REFLECT_101, PITCH_PADDED,
       FALSE);
+  /* radius 18 and 21: halo 24, whose t ring is swizzled its own way */
+  for (ch = 1; ch <= 4; ch++)
+    run_blur_case (1283, 517, ch, 7, 6, ch % 2 ? CF_BORDER_REPLICATE :
+        CF_BORDER_CONSTANT, ch < 3 ? PITCH_TIGHT : PITCH_PADDED, FALSE);
   /* a solid frame stays exactly solid */
   run_blur_case (1921, 1081, 4, 5, 5, CF_BORDER_REPLICATE, PITCH_PADDED, TRUE);
+}
+
+GST_END_TEST;
+
+/* The largest and smallest sums every path makes (white and black frames,
+ * the sharpest and a flat kernel), and vertical weights that are not exact
+ * in half precision, which the tensor-core pass leaves to the CUDA cores */
+GST_START_TEST (test_blur_extreme_weights)
+{
+  static const double sigmas[] = { 0.3, 1, 2.6, 5, 7, 10, 20 };
+  CfBlurKernel ky = { 1, {4098, 2047} };
+  guint s;
+  gint ch, v;
+
+  for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+    for (v = 0; v < 2; v++)
+      run_blur_case_full (333, 71, 1 + s % 4, sigmas[s], sigmas[s], s % 3,
+          PITCH_PADDED, v ? 255 : 0, NULL);
+  for (ch = 1; ch <= 4; ch++) {
+    run_blur_case_full (197, 45, ch, 2, 0, CF_BORDER_REFLECT_101,
+        PITCH_PADDED, -1, &ky);
+    run_blur_case_full (197, 45, ch, 2, 0, CF_BORDER_REPLICATE, PITCH_TIGHT,
+        255, &ky);
+  }
 }
 
 GST_END_TEST;
@@ -987,6 +1027,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_plane_copy_and_fill);
   tcase_add_test (tc, test_blur_small_frames);
   tcase_add_test (tc, test_blur_large_frames);
+  tcase_add_test (tc, test_blur_extreme_weights);
   tcase_add_test (tc, test_hist_shapes);
   tcase_add_test (tc, test_hist_equals_reference);
   tcase_add_test (tc, test_hist_regions);
