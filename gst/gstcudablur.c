@@ -22,9 +22,10 @@
  * it.  #GstCudaBlur:border says what lies beyond the frame's edges.
  *
  * The arithmetic is fixed point and defined exactly (docs/cudablur.md):
- * 15-bit horizontal weights, an intermediate with 3 fraction bits, 13-bit
- * vertical weights, round half to even; the GPU and the CPU reference give
- * the same bytes, within 1 of a true Gaussian.
+ * 15-bit horizontal weights, an intermediate with 2 fraction bits, 13-bit
+ * vertical weights (each exact in half precision), rounding halves up; the
+ * GPU and the CPU reference give the same bytes, within 1 of a true
+ * Gaussian.
  *
  * Packed RGB formats and GRAY8 blur every channel (alpha too; the padding
  * byte of the x-formats is blurred like the others).  I420, NV12 and Y444
