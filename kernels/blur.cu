@@ -894,7 +894,10 @@ constant_unit (uint32_t constant)
  *   times as long as the others, and set the kernel's time.
  * - Any other unit (on rows that are not aligned, or straddling the frame's
  *   right edge) is built pixel by pixel through the border rule, from the
- *   copied frame words that hold its pixels. */
+ *   copied frame words that hold its pixels.
+ * Steps of frame rows whose units are all of the first and third kinds
+ * (interior(), whole_units()) take paths without the per-unit checks the
+ * others need (issue_whole(), stage_whole()). */
 template < int C, int HALO > struct StepLoader
 {
   using L = MmaLayout < HALO >;
@@ -947,6 +950,21 @@ template < int C, int HALO > struct StepLoader
     }
   }
 
+  /* whether the step's rows are as interior()'s and the span's units lie
+   * each wholly in the frame or wholly outside it (the same for every
+   * thread of the block): then every unit is one copy or, outside, left
+   * to fill_halo().  The left strip's steps always are (the span starts
+   * on a multiple of 4), the right strip's where the width is a multiple
+   * of 4.  Through issue_edge() and stage_edge(), the edge strips' steps
+   * took ~1.5 times as long as the others' and the kernel waited for
+   * their blocks (docs/notes.md, cudablur v9). */
+  __device__ __forceinline__ bool whole_units (int step) const
+  {
+    const int top = y0 - HALO + step * kMmaStep;
+    return rows_aligned && (width % 4 == 0 || x0 - HALO + L::span <= width)
+        && top >= 0 && top + kMmaStep <= height;
+  }
+
   /* whether the span has columns outside the frame (the same for every
    * thread of the block) */
   __device__ __forceinline__ bool has_halo () const
@@ -980,24 +998,38 @@ template < int C, int HALO > struct StepLoader
   __device__ __forceinline__ void issue (uint8_t * raw, int step, int tid,
       const BlurArgs & a) const
   {
-    if (interior (step)) {
-      const uint8_t *left = src + (size_t) (x0 - HALO) * C;
-      const int top = y0 - HALO + step * kMmaStep;
-      each_unit_index (tid,[&](int u) {
-            const int rr = u / L::units_per_row;
-            copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
-                    16 * u), left + (size_t) (top + rr) * src_pitch +
-                4 * C * (u - rr * L::units_per_row));
-          });
-    } else {
+    if (interior (step))
+      issue_whole < false > (raw, step, tid);
+    else if (whole_units (step))
+      issue_whole < true > (raw, step, tid);
+    else
       issue_edge (raw, step, tid, a);
-    }
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.commit_group;\n"::: "memory");
 #endif
   }
 
-  /* a step that is not interior(): unit by unit, as the list above says */
+  /* a step that is whole_units(); SOME_OUTSIDE where it is not
+   * interior() */
+  template < bool SOME_OUTSIDE > __device__ __forceinline__ void
+  issue_whole (uint8_t * raw, int step, int tid) const
+  {
+    const int top = y0 - HALO + step * kMmaStep;
+    each_unit_index (tid,[&](int u) {
+          const int rr = u / L::units_per_row;
+          const int px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
+          if constexpr (SOME_OUTSIDE) {
+            if (px0 < 0 || px0 >= width)
+              return;
+          }
+          copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
+                  16 * u), src + (size_t) (top + rr) * src_pitch +
+              (size_t) px0 * C);
+        });
+  }
+
+  /* a step that is not whole_units(): unit by unit, as the list above
+   * says */
   __device__ __forceinline__ void issue_edge (uint8_t * raw, int step,
       int tid, const BlurArgs & a) const
   {
@@ -1021,14 +1053,29 @@ template < int C, int HALO > struct StepLoader
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.wait_group 0;\n"::: "memory");
 #endif
-    if (interior (step)) {
-      each_unit_index (tid,[&](int u) {
-            stage_unit (*reinterpret_cast < const uint4 * >(raw + 16 * u), in,
-                in_stride, u);
-          });
-    } else {
+    if (interior (step))
+      stage_whole < false > (raw, in, in_stride, tid);
+    else if (whole_units (step))
+      stage_whole < true > (raw, in, in_stride, tid);
+    else
       stage_edge (raw, in, in_stride, step, tid, a);
-    }
+  }
+
+  /* (the same for staging) */
+  template < bool SOME_OUTSIDE > __device__ __forceinline__ void
+  stage_whole (const uint8_t * raw, uint8_t * in, int in_stride,
+      int tid) const
+  {
+    each_unit_index (tid,[&](int u) {
+          if constexpr (SOME_OUTSIDE) {
+            const int rr = u / L::units_per_row;
+            const int px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
+            if (px0 < 0 || px0 >= width)
+              return;
+          }
+          stage_unit (*reinterpret_cast < const uint4 * >(raw + 16 * u), in,
+              in_stride, u);
+        });
   }
 
   /* (the same for staging) */

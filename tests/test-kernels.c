@@ -313,6 +313,30 @@ GST_START_TEST (test_blur_large_frames)
 
 GST_END_TEST;
 
+/* Widths that are multiples of 4, on aligned rows: the strips at both
+ * edges of the frame are staged unit by unit with no per-pixel border
+ * path, their units outside the frame filled after staging.  The last
+ * strip whole (1920, 64), nearly empty (1284: 4 pixels) or nearly whole
+ * (1340: 60 pixels), for each tensor-core halo (8, 16, 24, 32) and every
+ * border rule. */
+GST_START_TEST (test_blur_whole_unit_edges)
+{
+  static const gint widths[] = { 1920, 1284, 1340, 64 };
+  static const double sigmas[] = { 2.6, 5, 7, 10 };
+  guint w, s;
+  gint ch, border;
+
+  for (ch = 1; ch <= 4; ch++)
+    for (w = 0; w < G_N_ELEMENTS (widths); w++)
+      for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++) {
+        s = (ch + w + border) % G_N_ELEMENTS (sigmas);
+        run_blur_case (widths[w], 83, ch, sigmas[s], sigmas[(s + 1) % 4],
+            border, (ch + border) % 2 ? PITCH_PADDED : PITCH_TIGHT, FALSE);
+      }
+}
+
+GST_END_TEST;
+
 /* The largest and smallest sums every path makes (white and black frames,
  * the sharpest and a flat kernel), and vertical weights that are not exact
  * in half precision, which the tensor-core pass leaves to the CUDA cores */
@@ -1027,6 +1051,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_plane_copy_and_fill);
   tcase_add_test (tc, test_blur_small_frames);
   tcase_add_test (tc, test_blur_large_frames);
+  tcase_add_test (tc, test_blur_whole_unit_edges);
   tcase_add_test (tc, test_blur_extreme_weights);
   tcase_add_test (tc, test_hist_shapes);
   tcase_add_test (tc, test_hist_equals_reference);
