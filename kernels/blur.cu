@@ -720,21 +720,46 @@ place_output (uint32_t (&rows)[2][(2 * C + 3) / 4], const float (&sum)[4],
 }
 
 /* The work of a launch: the 16-row output steps of every strip, strip
- * after strip.  Each block takes an equal run of them (crossing into the
- * next strip where its run does), so that all blocks finish together;
- * next() gives the run's parts, one strip each. */
-struct WorkRun
+ * after strip.  Each block takes an equal share of them, a run (crossing
+ * into the next strip where its run does), so that all blocks finish
+ * together; next() gives the run's parts, one strip each.  A step of the
+ * first or the last strip counts EDGE_WEIGHT eighths of one of the
+ * others: their steps fill the columns outside the frame, behind a
+ * barrier of their own (StepLoader::fill_halo()). */
+template < int EDGE_WEIGHT > struct WorkRun
 {
-  int width, height, out_steps;
+  int width, height, out_steps, strips;
   long long s0, s1;
 
   __device__ WorkRun (int w, int h) : width (w), height (h),
-      out_steps ((h + kMmaStep - 1) / kMmaStep)
+      out_steps ((h + kMmaStep - 1) / kMmaStep),
+      strips ((w + kMmaStripPx - 1) / kMmaStripPx)
   {
-    const long long total = (long long) ((w + kMmaStripPx - 1) /
-        kMmaStripPx) * out_steps;
-    s0 = total * blockIdx.x / gridDim.x;
-    s1 = total * (blockIdx.x + 1) / gridDim.x;
+    if constexpr (EDGE_WEIGHT == 8) {
+      const long long total = (long long) strips * out_steps;
+      s0 = total * blockIdx.x / gridDim.x;
+      s1 = total * (blockIdx.x + 1) / gridDim.x;
+    } else {
+      const long long o = out_steps, inner = strips > 2 ? strips - 2 : 0;
+      const long long total = 8 * o * inner + EDGE_WEIGHT * o *
+          (strips > 1 ? 2 : 1);
+      s0 = step_at (total * blockIdx.x / gridDim.x);
+      s1 = step_at (total * (blockIdx.x + 1) / gridDim.x);
+    }
+  }
+
+  /* the first step that starts at or after `work` eighths */
+  __device__ long long step_at (long long work) const
+  {
+    const long long o = out_steps;
+    const long long first_end = EDGE_WEIGHT * o;        /* strip 0's work */
+    const long long inner_end = first_end + 8 * o * (strips - 2);
+    if (strips == 1 || work <= first_end)
+      return (work + EDGE_WEIGHT - 1) / EDGE_WEIGHT;
+    if (work <= inner_end)
+      return o + (work - first_end + 7) / 8;
+    return (strips - 1) * o + (work - inner_end + EDGE_WEIGHT - 1) /
+        EDGE_WEIGHT;
   }
 
   /* the next part: strip pixels from x0, output rows from y0 (rows of
@@ -1160,7 +1185,12 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
   /* the part of a strip being worked on (see WorkRun) */
-  WorkRun run (width, height);
+  /* an edge strip's step counted as 1 + HALO / 16 of the others (2 at a
+   * halo of 16, 3 at 32): they fill more columns outside the frame, and
+   * with no weight their blocks ended last.  On the H100 this took 4K
+   * sigma 5 from 58.3 to 50.9 us and sigma 10 from 97.5 to 75.5 (other
+   * weights: docs/notes.md, cudablur v9) */
+  WorkRun < 8 + HALO / 2 > run (width, height);
   int x0 = 0, y0 = 0, rows = 0, n = 0;
 
   auto in_plane = [&](int c) { return mma_smem + c * L::channel_bytes; };
@@ -1329,7 +1359,7 @@ __launch_bounds__ (kMmaThreads, 5)
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  WorkRun run (width, height);
+  WorkRun < 8 > run (width, height);
   int x0 = 0, y0 = 0, rows = 0, n = 0;
 
   __shared__ uint32_t weights[2][33];
