@@ -1184,12 +1184,12 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  /* the part of a strip being worked on (see WorkRun) */
-  /* an edge strip's step counted as 1 + HALO / 16 of the others (2 at a
-   * halo of 16, 3 at 32): they fill more columns outside the frame, and
-   * with no weight their blocks ended last.  On the H100 this took 4K
-   * sigma 5 from 58.3 to 50.9 us and sigma 10 from 97.5 to 75.5 (other
-   * weights: docs/notes.md, cudablur v9) */
+  /* the part of a strip being worked on (see WorkRun), an edge strip's
+   * step counted as 1 + HALO / 16 of the others (2 at a halo of 16, 3 at
+   * 32): they fill more columns outside the frame, and with no weight
+   * their blocks ended last.  On the H100 this took 4K sigma 5 from 57.6
+   * to 50.1 us and sigma 10 from 97.4 to 74.5 (other weights:
+   * docs/notes.md, cudablur v9) */
   WorkRun < 8 + HALO / 2 > run (width, height);
   int x0 = 0, y0 = 0, rows = 0, n = 0;
 
