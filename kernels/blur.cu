@@ -931,12 +931,19 @@ template < int C, int HALO > struct StepLoader
   int width, height, x0, y0;
   bool rows_aligned;
 
+  /* the first pixel of unit u (of its row of the span) */
+  __device__ __forceinline__ int unit_x (int u) const
+  {
+    const int rr = u / L::units_per_row;
+    return x0 - HALO + 4 * (u - rr * L::units_per_row);
+  }
+
   /* the unit's first pixel and frame row (-1: constant) */
   __device__ __forceinline__ void where (int step, int u, int &px0,
       int &sy, const BlurArgs & a) const
   {
     const int rr = u / L::units_per_row;
-    px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
+    px0 = unit_x (u);
     sy = border_index (y0 - HALO + step * kMmaStep + rr, height, a.border);
   }
 
@@ -1042,7 +1049,7 @@ template < int C, int HALO > struct StepLoader
     const int top = y0 - HALO + step * kMmaStep;
     each_unit_index (tid,[&](int u) {
           const int rr = u / L::units_per_row;
-          const int px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
+          const int px0 = unit_x (u);
           if constexpr (SOME_OUTSIDE) {
             if (px0 < 0 || px0 >= width)
               return;
@@ -1093,8 +1100,7 @@ template < int C, int HALO > struct StepLoader
   {
     each_unit_index (tid,[&](int u) {
           if constexpr (SOME_OUTSIDE) {
-            const int rr = u / L::units_per_row;
-            const int px0 = x0 - HALO + 4 * (u - rr * L::units_per_row);
+            const int px0 = unit_x (u);
             if (px0 < 0 || px0 >= width)
               return;
           }
