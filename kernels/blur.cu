@@ -930,6 +930,16 @@ template < int C, int HALO > struct StepLoader
   size_t src_pitch;
   int width, height, x0, y0;
   bool rows_aligned;
+  /* unit u's byte offset from the step's first span pixel of its first
+   * row.  A copy's address is then this 32-bit offset added to a base the
+   * block shares, where it was a 64-bit multiply-add a unit (src_pitch is
+   * below 2^26: see try_mma). */
+  __device__ __forceinline__ uint32_t unit_offset (int u) const
+  {
+    const int rr = u / L::units_per_row;
+    return (uint32_t) rr * (uint32_t) src_pitch +
+        (uint32_t) (4 * C * (u - rr * L::units_per_row));
+  }
 
   /* the first pixel of unit u (of its row of the span) */
   __device__ __forceinline__ int unit_x (int u) const
@@ -1047,16 +1057,19 @@ template < int C, int HALO > struct StepLoader
   issue_whole (uint8_t * raw, int step, int tid) const
   {
     const int top = y0 - HALO + step * kMmaStep;
+    /* (on the left strip, left of the frame's first pixel: the units there
+     * are not copied) */
+    const uintptr_t base = (uintptr_t) src + (uintptr_t) ((intptr_t) top *
+        (intptr_t) src_pitch + (intptr_t) (x0 - HALO) * C);
     each_unit_index (tid,[&](int u) {
-          const int rr = u / L::units_per_row;
-          const int px0 = unit_x (u);
           if constexpr (SOME_OUTSIDE) {
+            const int px0 = unit_x (u);
             if (px0 < 0 || px0 >= width)
               return;
           }
           copy_unit_async < C > ((uint32_t) __cvta_generic_to_shared (raw +
-                  16 * u), src + (size_t) (top + rr) * src_pitch +
-              (size_t) px0 * C);
+                  16 * u), reinterpret_cast < const uint8_t * >(base +
+                  unit_offset (u)));
         });
   }
 
@@ -1387,6 +1400,12 @@ __launch_bounds__ (kMmaThreads, 5)
   uint8_t *raw = mma_smem + 2 * in_bytes;
   constexpr int raw_bytes = 16 * L::units;
 
+  /* this lane's first output byte in its warp's 16 x 16 output pixels of
+   * a step, from the step's first (see whole_steps below; dst_pitch is
+   * below 2^26: see try_mma) */
+  const uint32_t out_lane = (uint32_t) g * (uint32_t) dst_pitch +
+      (uint32_t) ((16 * warp + 2 * t) * C);
+
   /* t of the previous block, as the vertical products' B operand: pixel
    * columns g and g + 8 (p), rows 2t, 2t + 1 and 2t + 8, 2t + 9 */
   uint32_t prev[C][2][2];
@@ -1397,6 +1416,16 @@ __launch_bounds__ (kMmaThreads, 5)
     loader.x0 = x0;
     loader.y0 = y0;
     loader.issue (raw, 0, tid, a);
+    /* the output steps whose 16 x 16 pixels of this warp are all in the
+     * frame (most are), on aligned rows, take four stores with no checks,
+     * at out_step + out_lane; out_step moves down a step at a time.
+     * Computing the whole address in 64 bits at every step, and a unit's
+     * copy address likewise (StepLoader::unit_offset), cost ~40 of a
+     * step's ~450 instructions (docs/notes.md, cudablur v10). */
+    const int xw = x0 + 16 * warp;
+    const int whole_steps = vector_stores && xw + 16 <= width ?
+        rows / kMmaStep : 0;
+    uint8_t *out_step = dst + (size_t) y0 * dst_pitch + (size_t) x0 * C;
     for (int block = 0; block <= n; block++) {
       uint8_t *in = mma_smem + (block & 1) * in_bytes;
       loader.stage (raw + (block & 1) * raw_bytes, in, L::in_bytes, block,
@@ -1451,17 +1480,14 @@ __launch_bounds__ (kMmaThreads, 5)
             prev[c][p][rg] = cur[p][rg];
       }
       if (block > 0) {
-        const int yr0 = (block - 1) * kMmaStep, xw = x0 + 16 * warp;
-        if (vector_stores && yr0 + kMmaStep <= rows && xw + 16 <= width) {
-          /* the warp's 16 x 16 pixels are all in the frame (most are) */
-          uint8_t *out = dst + (size_t) (y0 + yr0 + g) * dst_pitch +
-              (size_t) (xw + 2 * t) * C;
+        const int yr0 = (block - 1) * kMmaStep;
+        if (block <= whole_steps) {
 #pragma unroll
           for (int p = 0; p < 2; p++)
 #pragma unroll
             for (int half = 0; half < 2; half++)
-              store_pair < C > (out + 8 * half * dst_pitch + 8 * p * C,
-                  out_rows[p][half], true, true);
+              store_pair < C > (out_step + out_lane + 8 * half * dst_pitch +
+                  8 * p * C, out_rows[p][half], true, true);
         } else {
 #pragma unroll
           for (int p = 0; p < 2; p++) {
@@ -1478,6 +1504,7 @@ __launch_bounds__ (kMmaThreads, 5)
             }
           }
         }
+        out_step += kMmaStep * dst_pitch;
       }
     }
   }
@@ -1587,8 +1614,9 @@ half_exact (const BlurArgs & a)
 }
 
 /* The tensor-core pass, where the device has integer MMA (sm_80 on), the
- * radius is at most 32 and the vertical weights are exact in half
- * precision; false where it does not apply. */
+ * radius is at most 32, the rows are at most 64 MiB apart (any video's
+ * are) and the vertical weights are exact in half precision; false where
+ * it does not apply. */
 template < int C > bool
 try_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
@@ -1596,7 +1624,10 @@ try_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 {
   int dev, major;
   const int r = max (a.rx, a.ry);
-  if (r > 32 || !half_exact (a) || cudaGetDevice (&dev) != cudaSuccess
+  /* (offsets within a step are 32-bit: StepLoader, blur_mma8_kernel) */
+  if (r > 32 || !half_exact (a) || src_pitch > (1u << 26)
+      || dst_pitch > (1u << 26)
+      || cudaGetDevice (&dev) != cudaSuccess
       || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
           dev) != cudaSuccess || major < 8)
     return false;
