@@ -574,6 +574,57 @@ band_fragments_f16 (const uint32_t * w, int r, int lane,
     }
 }
 
+/* The radius-8 kernel's horizontal band fragments (band_fragments) for a
+ * warp whose taps, pixels xw - 8 to xw + 23, reach past the frame's edge:
+ * a tap outside the frame adds its weight to the frame column the border
+ * rule names, so that the columns outside need no values and no
+ * fill_halo().  For replicate and reflect-101 on frames at least
+ * kFoldMinWidth wide, where every tap outside is one reflection (or
+ * clamp) of a column inside, within the warp's taps.  `suffix[a]` is
+ * w[a] + ... + w[r] (0 past r). */
+constexpr int kFoldMinWidth = 32;
+__device__ __forceinline__ void
+folded_band_fragments (const uint32_t * w, const uint32_t * suffix, int r,
+    int lane, int xw, int width, int border, uint32_t (&hi)[1][4],
+    uint32_t (&lo)[1][4])
+{
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    const int x = xw + g + (j & 1) * 8;         /* the output */
+    const int kb = 4 * t + (j >> 1) * 16;
+    uint32_t h = 0, l = 0;
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+      const int col = xw - 8 + kb + b;  /* the tap's column */
+      uint32_t v = 0;
+      if (col >= 0 && col < width && x < width) {
+        const int d = col > x ? col - x : x - col;
+        v = d <= r ? w[d] : 0;
+        if (border == CF_BORDER_REPLICATE) {
+          /* taps left of column 0: |d| from x + 1 to r; right of the last
+           * column: from width - x to r */
+          if (col == 0)
+            v += suffix[min (x + 1, 9)];
+          if (col == width - 1)
+            v += suffix[min (width - x, 9)];
+        } else {
+          /* the tap at -col, and the one at 2 (width - 1) - col */
+          const int dl = col + x, dr = 2 * (width - 1) - col - x;
+          if (col > 0 && dl <= r)
+            v += w[dl];
+          if (col < width - 1 && dr <= r)
+            v += w[dr];
+        }
+      }
+      h |= (v >> 8) << (8 * b);
+      l |= (v & 0xff) << (8 * b);
+    }
+    hi[0][j] = h;
+    lo[0][j] = l;
+  }
+}
+
 /* The weights of both filters, radius 32 at most, copied from the
  * constant bank to shared memory: the fragments read them at a different
  * index in every lane, which the constant cache would serve one at a
@@ -1382,10 +1433,26 @@ __launch_bounds__ (kMmaThreads, 5)
   int x0 = 0, y0 = 0, rows = 0, n = 0;
 
   __shared__ uint32_t weights[2][33];
+  __shared__ uint32_t suffix[10];
   stage_weights (weights, a);
   uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
   band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
   band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
+  /* The edge strips' warps fold the border rule into their band (see
+   * folded_band_fragments), with 4 channels: there it took 4K sigma 2.6
+   * from 37.5 to 36.6 us and 1080p from 17.3 to 16.1 on the H100 (8K
+   * about 1% slower), and for 1 and 2 channels its code made ptxas spill
+   * and 4K NV12 slower (39.6 to 41.3 us; docs/notes.md, cudablur v10).
+   * `suffix` is read after the part loop's first barrier. */
+  const bool fold = C == 4 && a.border != CF_BORDER_CONSTANT
+      && width >= kFoldMinWidth;
+  bool folded = false;
+  if (C == 4 && tid < 10) {
+    uint32_t sum = 0;
+    for (int i = tid; i <= a.rx; i++)
+      sum += weights[0][i];
+    suffix[tid] = sum;
+  }
 
   constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
   const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
@@ -1416,6 +1483,17 @@ __launch_bounds__ (kMmaThreads, 5)
     loader.x0 = x0;
     loader.y0 = y0;
     loader.issue (raw, 0, tid, a);
+    if (fold) {
+      /* (warp-uniform) */
+      const int xw = x0 + 16 * warp;
+      const bool edge = xw == 0 || xw + 16 + HALO > width;
+      if (edge)
+        folded_band_fragments (weights[0], suffix, a.rx, lane, xw, width,
+            a.border, hx_hi, hx_lo);
+      else if (folded)
+        band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
+      folded = edge;
+    }
     /* the output steps whose 16 x 16 pixels of this warp are all in the
      * frame (most are), on aligned rows, take four stores with no checks,
      * at out_step + out_lane; out_step moves down a step at a time.
@@ -1433,7 +1511,7 @@ __launch_bounds__ (kMmaThreads, 5)
       if (block < n)
         loader.issue (raw + ((block + 1) & 1) * raw_bytes, block + 1, tid, a);
       __syncthreads ();
-      if (loader.has_halo ()) {
+      if (!fold && loader.has_halo ()) {
         loader.fill_halo (in, L::in_bytes, tid, a);
         __syncthreads ();
       }
