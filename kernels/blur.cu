@@ -967,7 +967,9 @@ constant_unit (uint32_t constant)
  *   holds.  Building them unit by unit instead, each lane with a
  *   different unit, cost the edge strips' blocks about as many
  *   instructions per step as the rest of the step's work: they ran 1.5
- *   times as long as the others, and set the kernel's time.
+ *   times as long as the others, and set the kernel's time.  (The
+ *   radius-8 kernel with 4 channels needs no values there for the
+ *   replicate and reflect-101 rules: folded_band_fragments.)
  * - Any other unit (on rows that are not aligned, or straddling the frame's
  *   right edge) is built pixel by pixel through the border rule, from the
  *   copied frame words that hold its pixels.
