@@ -337,6 +337,32 @@ GST_START_TEST (test_blur_whole_unit_edges)
 
 GST_END_TEST;
 
+/* 4 channels, radius 8 or less, the replicate and reflect-101 rules: the
+ * warps whose taps reach past the frame's edge fold the rule into their
+ * band (blur.cu, folded_band_fragments).  The right edge at every place
+ * in a warp's 16 pixels and in a strip's 4 warps, the narrowest frames that
+ * fold (32) and the widest that do not (31), several strips and heights,
+ * aligned and misaligned rows. */
+GST_START_TEST (test_blur_folded_edges)
+{
+  static const gint widths[] = { 31, 32, 33, 47, 48, 49, 63, 65, 79, 94,
+    111, 127, 128, 200, 1283
+  };
+  static const double sigmas[] = { 0.3, 1, 2, 2.6 };
+  guint w, s;
+  gint border;
+
+  for (w = 0; w < G_N_ELEMENTS (widths); w++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_REFLECT_101;
+        border++)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+        run_blur_case (widths[w], 19 + 16 * (gint) (w % 3), 4, sigmas[s],
+            sigmas[(s + w) % G_N_ELEMENTS (sigmas)], border,
+            (PitchMode) ((w + s + border) % 3), FALSE);
+}
+
+GST_END_TEST;
+
 /* The largest and smallest sums every path makes (white and black frames,
  * the sharpest and a flat kernel), and vertical weights that are not exact
  * in half precision, which the tensor-core pass leaves to the CUDA cores */
@@ -1052,6 +1078,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_blur_small_frames);
   tcase_add_test (tc, test_blur_large_frames);
   tcase_add_test (tc, test_blur_whole_unit_edges);
+  tcase_add_test (tc, test_blur_folded_edges);
   tcase_add_test (tc, test_blur_extreme_weights);
   tcase_add_test (tc, test_hist_shapes);
   tcase_add_test (tc, test_hist_equals_reference);
