@@ -1500,7 +1500,7 @@ __launch_bounds__ (kMmaThreads, 5)
      * frame (most are), on aligned rows, take four stores with no checks,
      * at out_step + out_lane; out_step moves down a step at a time.
      * Computing the whole address in 64 bits at every step, and a unit's
-     * copy address likewise (StepLoader::unit_offset), cost ~40 of a
+     * copy address likewise (StepLoader::unit_offset), cost ~55 of a
      * step's ~450 instructions (docs/notes.md, cudablur v10). */
     const int xw = x0 + 16 * warp;
     const int whole_steps = vector_stores && xw + 16 <= width ?
