@@ -774,12 +774,13 @@ bench_blur_direct (int w, int h, double sigma)
 enum HistImpl
 {
   HIST_OURS,
+  HIST_OURS_ADD,                /* cf_hist_planes_add, taking turns */
   HIST_CUB,                     /* DeviceHistogram::MultiHistogramEven */
   HIST_SEED_GLOBAL,
   HIST_SEED_SHARED,
 };
 
-static const char *const kHistVariant[] = { "ours", "CUB",
+static const char *const kHistVariant[] = { "ours", "ours, add", "CUB",
   "seed: global atomics", "seed: shared atomics"
 };
 
@@ -849,6 +850,11 @@ bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
   DeviceArray < uint32_t > counts (nc);
   DeviceArray < uint8_t > ws (cf_hist_workspace_bytes ());
   CHECK (cf_hist_workspace_init (ws.ptr, nullptr));
+  /* cf_hist_planes_add's sums: launch n adds into buffer n % 3 and zeroes
+   * buffer (n + 1) % 3, as a caller copying each to the host would */
+  const size_t sums_bytes = cf_hist_sums_bytes ();
+  DeviceArray < uint8_t > sums (3 * sums_bytes);
+  int add_launches = 0;
   DeviceArray < int >cub_counts (nc);
   size_t temp_bytes = 0;
   /* CUB's channels: a packed frame's, or NV12's luma then chroma pair, in
@@ -891,6 +897,15 @@ bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
         return cf_hist_planes (p, k, counts.ptr, ws.ptr, nullptr);
       };
       break;
+    case HIST_OURS_ADD:
+      launch =[&](int i) {
+        CfSamplePlane p[CF_HIST_MAX_PLANES];
+        int k = sample_planes (fmt, in[i], in.pitch, w, h, p);
+        const int n = add_launches++;
+        return cf_hist_planes_add (p, k, sums.ptr + (n % 3) * sums_bytes,
+            sums.ptr + ((n + 1) % 3) * sums_bytes, nullptr);
+      };
+      break;
     case HIST_CUB:
       launch =[&](int i) {
         return cub_launch (temp.ptr, i);
@@ -913,8 +928,25 @@ bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
   int channels = fmt.nv12 ? 3 : fmt.bpp;
   counts.poison ();
   cub_counts.poison ();
+  if (impl == HIST_OURS_ADD) {
+    /* the first launch's buffer zeroed, the others poisoned: each launch
+     * zeroes the next */
+    sums.poison ();
+    CHECK (cudaMemset (sums.ptr, 0, sums_bytes));
+  }
   CHECK (launch (0));
-  if (impl == HIST_CUB)
+  if (impl == HIST_OURS_ADD) {
+    std::vector < uint8_t > host = sums.download ();
+    std::vector < uint32_t > got (nc);
+    cf_hist_sums_counts (host.data (), got.data ());
+    check_values_equal (what.c_str (), "counts", got.data (), want.data (),
+        nc);
+    CHECK (launch (1));
+    host = sums.download ();
+    cf_hist_sums_counts (host.data () + sums_bytes, got.data ());
+    check_values_equal (what.c_str (), "second launch's counts", got.data (),
+        want.data (), nc);
+  } else if (impl == HIST_CUB)
     check_values_equal (what.c_str (), "counts", cub_counts.download ().data (),
         want.data (), channels * CF_HIST_BINS);
   else
@@ -1387,9 +1419,10 @@ all_cases (void)
 
   for (auto fmt:formats) {
     for (auto & s:kSizes)
-      for (HistImpl impl: {HIST_OURS, HIST_CUB})
+      for (HistImpl impl: {HIST_OURS, HIST_OURS_ADD, HIST_CUB})
         for (bool solid:contents)
-          add (name ("hist", *fmt, s, impl == HIST_CUB ? " CUB" : "", solid),
+          add (name ("hist", *fmt, s, impl == HIST_CUB ? " CUB" :
+                  impl == HIST_OURS_ADD ? " add" : "", solid),
               [=] {
                 return bench_hist (s.w, s.h, *fmt, solid, impl);
               });

@@ -23,7 +23,11 @@
  * At the end a block adds its counts into the global counts, one atomic
  * per non-zero bin, and the last block to finish sums the counts' copies
  * (Workspace), writes them out and zeroes them for the next launch, so a
- * frame is one launch.
+ * frame is one launch (cf_hist_planes).  Finding the last block and its
+ * copying take ~1.2 us of every launch on an H100 (docs/notes.md), so
+ * cf_hist_planes_add leaves the copies in the caller's buffer instead,
+ * for the caller to copy out and add up, and zeroes the buffer of a later
+ * launch.
  *
  * A warp takes one segment at a time: up to 32 x units_per_lane() units of
  * 16 bytes (48 for 3-byte pixels, so that a unit holds whole pixels), all
@@ -116,6 +120,11 @@ struct LaunchArgs
   int items;                    /* of all planes */
   int shared_from;              /* items from here on are handed out as
                                  * warps ask (ItemQueue); items: none */
+  /* false: the blocks add into the caller's zeroed sums and nobody
+   * publishes (cf_hist_planes_add) */
+  bool publish;
+  uint32_t *zero_next;          /* words the launch zeroes, or null */
+  int zero_words;
 };
 
 constexpr int kCounts = kChannels * kBins;
@@ -707,6 +716,18 @@ publish_counts (Workspace * __restrict__ ws, uint32_t * __restrict__ out)
     __stcg (&ws->blocks_done, 0u);
 }
 
+/* The sums a later launch of cf_hist_planes_add adds into, zeroed a word
+ * a thread (5 K words: at most one each on a full grid). */
+__device__ __forceinline__ void
+zero_next_sums (const LaunchArgs & args)
+{
+  if (!args.zero_next)
+    return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < args.zero_words;
+      i += gridDim.x * blockDim.x)
+    args.zero_next[i] = 0;
+}
+
 /* RGB3 (3-byte pixels) needs more registers than the others, so it has a
  * kernel of its own, in either layout.  SHARE: the launch has items that
  * warps ask for (ItemQueue, count_plane); never with RGB3. */
@@ -718,6 +739,7 @@ hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   extern __shared__ uint4 smem4[];
   uint32_t *smem = reinterpret_cast < uint32_t * >(smem4);
 
+  zero_next_sums (args);
   BlockWords counters;
   counters.counters = reinterpret_cast < uint8_t * >(smem);
   counters.lane4 = 4 * (threadIdx.x & 31);
@@ -747,7 +769,8 @@ hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     if (sum)
       atomicAdd (&ws->counts[blockIdx.x % kCopies][b], sum);
   }
-  publish_counts (ws, out);
+  if (args.publish)
+    publish_counts (ws, out);
 }
 
 template < bool RGB3 > __global__ void
@@ -759,6 +782,7 @@ hist_warp_bytes_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   const int warp = threadIdx.x >> 5;
   const int n_warps = blockDim.x >> 5;
 
+  zero_next_sums (args);
   WarpBytes counters;
   counters.counters = smem + warp * WarpBytes::kWarpWords;
   counters.sub_hist = counters.counters + WarpBytes::kCounterWords;
@@ -782,7 +806,8 @@ hist_warp_bytes_kernel (LaunchArgs args, Workspace * __restrict__ ws,
     if (sum)
       atomicAdd (&ws->counts[blockIdx.x % kCopies][b], sum);
   }
-  publish_counts (ws, out);
+  if (args.publish)
+    publish_counts (ws, out);
 }
 
 /* The kernel a launch takes, its block and its shared memory, per device
@@ -1005,17 +1030,24 @@ cf_hist_workspace_init (void *workspace, CfStream stream)
   return cudaMemsetAsync (workspace, 0, sizeof (Workspace), stream);
 }
 
-extern "C" CfError
-cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
-    void *workspace, CfStream stream)
+/* Both entry points: the blocks add into `workspace`'s counts; with
+ * `counts` the last block publishes them there and zeroes the workspace,
+ * without (cf_hist_planes_add) they stay where they are, and `zero_next`,
+ * if any, is zeroed. */
+static CfError
+launch_hist (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
+    void *workspace, void *zero_next, CfStream stream)
 {
   LaunchArgs args = { };
   long long items = 0;
   bool rgb3 = false, skips = false;
 
-  if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !counts || !workspace
-      || (n_planes > 0 && !planes))
+  if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !workspace
+      || (n_planes > 0 && !planes) || zero_next == workspace)
     return cudaErrorInvalidValue;
+  args.publish = counts != nullptr;
+  args.zero_next = (uint32_t *) zero_next;
+  args.zero_words = (int) (sizeof (Workspace) / 4);
   for (int p = 0; p < n_planes; p++) {
     const CfSamplePlane *in = &planes[p];
     if (in->bytes_per_pixel < 1 || in->bytes_per_pixel > 4 || in->width < 0
@@ -1105,4 +1137,38 @@ cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
   kernel <<< (int) blocks, 32 * shape.warps, shape.smem, stream >>>
       (args, (Workspace *) workspace, counts);
   return cudaGetLastError ();
+}
+
+extern "C" CfError
+cf_hist_planes (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
+    void *workspace, CfStream stream)
+{
+  if (!counts)
+    return cudaErrorInvalidValue;
+  return launch_hist (planes, n_planes, counts, workspace, nullptr, stream);
+}
+
+extern "C" size_t
+cf_hist_sums_bytes (void)
+{
+  return sizeof (Workspace);
+}
+
+extern "C" CfError
+cf_hist_planes_add (const CfSamplePlane * planes, int n_planes, void *sums,
+    void *zero_next, CfStream stream)
+{
+  return launch_hist (planes, n_planes, nullptr, sums, zero_next, stream);
+}
+
+extern "C" void
+cf_hist_sums_counts (const void *sums, uint32_t * counts)
+{
+  const Workspace *ws = (const Workspace *) sums;
+  for (int b = 0; b < kCounts; b++) {
+    uint32_t sum = 0;
+    for (int c = 0; c < kCopies; c++)
+      sum += ws->counts[c][b];
+    counts[b] = sum;
+  }
 }

@@ -514,6 +514,34 @@ run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
           p % CF_HIST_BINS, got[p], want[p]);
     }
   }
+  /* cf_hist_planes_add, taking turns between two buffers: the first
+   * zeroed, the second poisoned until the first launch zeroes it */
+  {
+    const gsize sums_bytes = cf_hist_sums_bytes ();
+    guint8 *sums, *host = g_malloc (sums_bytes);
+
+    CUDA_OK (cudaMalloc ((void **) &sums, 2 * sums_bytes));
+    CUDA_OK (cudaMemset (sums, 0, sums_bytes));
+    CUDA_OK (cudaMemset (sums + sums_bytes, POISON, sums_bytes));
+    for (run = 0; run < 2; run++) {
+      guint8 *mine = sums + (run % 2) * sums_bytes;
+      CfError err = cf_hist_planes_add (rp.dev, n_planes, mine,
+          sums + ((run + 1) % 2) * sums_bytes, NULL);
+
+      fail_unless (err == 0, "%s: add launch: %s", what, cf_error_name (err));
+      CUDA_OK (cudaDeviceSynchronize ());
+      CUDA_OK (cudaMemcpy (host, mine, sums_bytes, cudaMemcpyDeviceToHost));
+      memset (got, POISON, n_counts * 4);
+      cf_hist_sums_counts (host, got);
+      for (p = 0; p < (gint) n_counts; p++) {
+        fail_unless (got[p] == want[p], "%s, add run %d: channel %d value %d: "
+            "GPU counts %u, CPU %u", what, run, p / CF_HIST_BINS,
+            p % CF_HIST_BINS, got[p], want[p]);
+      }
+    }
+    CUDA_OK (cudaFree (sums));
+    g_free (host);
+  }
   region_planes_clear (&rp);
   CUDA_OK (cudaFree (d_counts));
   CUDA_OK (cudaFree (ws));
@@ -992,6 +1020,11 @@ GST_START_TEST (test_invalid_arguments)
     bad = ok;
     bad.channel[1] = CF_HIST_MAX_CHANNELS;
     fail_if (cf_hist_planes (&bad, 1, counts, ws, NULL) == 0);
+    /* the sums: the workspace's size; none, or zeroing themselves, refused */
+    fail_unless (cf_hist_sums_bytes () == cf_hist_workspace_bytes ());
+    fail_if (cf_hist_planes_add (&ok, 1, NULL, NULL, NULL) == 0);
+    fail_if (cf_hist_planes_add (&ok, 1, ws, ws, NULL) == 0);
+    fail_if (cf_hist_planes_add (&bad, 1, ws, NULL, NULL) == 0);
     CUDA_OK (cudaDeviceSynchronize ());
     CUDA_OK (cudaFree (counts));
     CUDA_OK (cudaFree (ws));
