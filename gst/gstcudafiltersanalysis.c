@@ -45,6 +45,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_filters_analysis_debug);
 
 /* frames whose results may be outstanding at once */
 #define MAX_IN_FLIGHT 16
+/* device buffers analyse_add() adds into, in turn: frame n adds into
+ * buffer n % N_SUMS and zeroes the next one, whose copy to the host (of
+ * frame n + 1 - N_SUMS) its kernels wait for; with 4 that copy is long
+ * done, and the kernels of consecutive frames follow each other without
+ * waiting for any copy */
+#define N_SUMS 4
 /* result slots start at this alignment in the pinned block */
 #define SLOT_ALIGN 256
 
@@ -108,10 +114,21 @@ typedef struct
   guint generation;             /* bumped on flush: results dropped */
   CfError error;                /* a failure seen by the worker */
 
-  /* result slots: pinned host memory the kernels write directly */
+  /* result slots: pinned host memory the kernels write directly, or
+   * (analyse_add) where their sums are copied to */
   guint8 *slots;
   CfEvent events[MAX_IN_FLIGHT];
   gboolean slot_busy[MAX_IN_FLIGHT];
+
+  /* with analyse_add: the buffers of N_SUMS, copied to the slots on a
+   * stream of their own (copy_stream) */
+  gsize device_size, device_stride;
+  CUdeviceptr sums;
+  guint sums_next;
+  CUstream copy_stream;
+  CfEvent added[N_SUMS];        /* the kernels adding into a buffer are done */
+  CfEvent copied[N_SUMS];       /* its copy to the host is done */
+  gboolean sums_unknown;        /* a frame failed half-way: zero them again */
 
   /* the interval being summed */
   gpointer total;
@@ -423,19 +440,65 @@ free_slots (GstCudaFiltersAnalysisPrivate * priv)
 {
   guint i;
 
+  /* (nothing should be in flight; a failed frame's copy may be) */
+  if (priv->copy_stream)
+    gst_cuda_result (CuStreamSynchronize (priv->copy_stream));
   for (i = 0; i < MAX_IN_FLIGHT; i++) {
     cf_event_destroy (priv->events[i]);
     priv->events[i] = NULL;
   }
+  for (i = 0; i < N_SUMS; i++) {
+    cf_event_destroy (priv->added[i]);
+    cf_event_destroy (priv->copied[i]);
+    priv->added[i] = priv->copied[i] = NULL;
+  }
   if (priv->slots)
     gst_cuda_result (CuMemFreeHost (priv->slots));
   priv->slots = NULL;
+  if (priv->sums)
+    gst_cuda_result (CuMemFree (priv->sums));
+  priv->sums = 0;
+  priv->sums_next = 0;
+  priv->sums_unknown = FALSE;
+  if (priv->copy_stream)
+    gst_cuda_result (CuStreamDestroy (priv->copy_stream));
+  priv->copy_stream = NULL;
   memset (priv->slot_busy, 0, sizeof (priv->slot_busy));
+}
+
+/* The device buffers of analyse_add, zeroed on @stream, their events and
+ * the copy stream.  Called with the context current. */
+static CfError
+ensure_sums (GstCudaFiltersAnalysisPrivate * priv, CfStream stream)
+{
+  CfError err = 0;
+  guint i;
+
+  priv->device_stride = GST_ROUND_UP_N (priv->device_size, SLOT_ALIGN);
+  if (!gst_cuda_result (CuMemAlloc (&priv->sums, priv->device_stride * N_SUMS))) {
+    priv->sums = 0;
+    return CF_ERROR_MEMORY_ALLOCATION;
+  }
+  if (!gst_cuda_result (CuStreamCreate (&priv->copy_stream,
+              CU_STREAM_NON_BLOCKING))) {
+    priv->copy_stream = NULL;
+    return CF_ERROR_MEMORY_ALLOCATION;
+  }
+  for (i = 0; i < N_SUMS && err == 0; i++) {
+    err = cf_event_create (&priv->added[i]);
+    if (err == 0)
+      err = cf_event_create (&priv->copied[i]);
+  }
+  if (err == 0)
+    err = cf_fill_plane ((void *) (guintptr) priv->sums,
+        priv->device_stride * N_SUMS, priv->device_stride * N_SUMS, 1, 0,
+        stream);
+  return err;
 }
 
 /* Called with the context current. */
 static CfError
-ensure_slots (GstCudaFiltersAnalysis * self)
+ensure_slots (GstCudaFiltersAnalysis * self, CfStream stream)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
   CfError err = 0;
@@ -443,7 +506,9 @@ ensure_slots (GstCudaFiltersAnalysis * self)
 
   if (priv->slots)
     return 0;
-  priv->slot_size = GST_ROUND_UP_N (MAX (priv->result_size, 1), SLOT_ALIGN);
+  /* (a result copied from the device is at least that size) */
+  priv->slot_size = GST_ROUND_UP_N (MAX (MAX (priv->result_size,
+              priv->device_size), 1), SLOT_ALIGN);
   if (!gst_cuda_result (CuMemAllocHost ((void **) &priv->slots,
               priv->slot_size * MAX_IN_FLIGHT))) {
     priv->slots = NULL;
@@ -451,8 +516,66 @@ ensure_slots (GstCudaFiltersAnalysis * self)
   }
   for (i = 0; i < MAX_IN_FLIGHT && err == 0; i++)
     err = cf_event_create (&priv->events[i]);
+  if (err == 0 && priv->device_size > 0)
+    err = ensure_sums (priv, stream);
   if (err != 0)
     free_slots (priv);          /* all or nothing: the next frame retries */
+  return err;
+}
+
+static gpointer
+sums_data (GstCudaFiltersAnalysisPrivate * priv, guint i)
+{
+  return (gpointer) (guintptr) (priv->sums + (CUdeviceptr) i *
+      priv->device_stride);
+}
+
+/* analyse_add's way: the kernels add into the next buffer on @stream, and
+ * the buffer goes to the slot on the copy stream, whose end is what the
+ * worker waits for. */
+static CfError
+analyse_on_device (GstCudaFiltersAnalysis * self, Pending * p, CfStream stream)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  CfStream copy = (CfStream) priv->copy_stream;
+  guint n = priv->sums_next, next = (n + 1) % N_SUMS;
+  CfError err = 0;
+
+  if (priv->sums_unknown) {
+    /* a buffer may have missed its zeroing: all again, once no copy
+     * reads them */
+    guint i;
+
+    for (i = 0; i < N_SUMS && err == 0; i++)
+      err = cf_event_wait (priv->copied[i]);
+    if (err == 0)
+      err = cf_fill_plane ((void *) (guintptr) priv->sums,
+          priv->device_stride * N_SUMS, priv->device_stride * N_SUMS, 1, 0,
+          stream);
+    if (err != 0)
+      return err;
+    priv->sums_unknown = FALSE;
+  }
+  /* the next buffer is zeroed by these kernels: its last copy is out */
+  err = cf_event_wait_on (stream, priv->copied[next]);
+  if (err == 0)
+    err = klass->analyse_add (self, &p->region, sums_data (priv, n),
+        sums_data (priv, next), stream);
+  if (err == 0)
+    err = cf_event_record (priv->added[n], stream);
+  if (err == 0)
+    err = cf_event_wait_on (copy, priv->added[n]);
+  if (err == 0)
+    err = cf_copy_to_host (slot_data (priv, p->slot), sums_data (priv, n),
+        priv->device_size, copy);
+  if (err == 0)
+    err = cf_event_record (priv->copied[n], copy);
+  if (err == 0)
+    err = cf_event_record (priv->events[p->slot], copy);
+  priv->sums_next = next;
+  priv->sums_unknown = err != 0;
   return err;
 }
 
@@ -495,7 +618,7 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
   CfError err;
   gint slot;
 
-  if ((err = ensure_slots (self)) != 0)
+  if ((err = ensure_slots (self, stream)) != 0)
     return err;
   slot = acquire_slot (self, &err);
   if (slot < 0)
@@ -516,9 +639,13 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
       p->pts);
   region_of_frame (self, in, &p->region);
 
-  err = klass->analyse (self, &p->region, slot_data (priv, slot), stream);
-  if (err == 0)
-    err = cf_event_record (priv->events[slot], stream);
+  if (priv->device_size > 0) {
+    err = analyse_on_device (self, p, stream);
+  } else {
+    err = klass->analyse (self, &p->region, slot_data (priv, slot), stream);
+    if (err == 0)
+      err = cf_event_record (priv->events[slot], stream);
+  }
   if (err != 0) {
     drop_frame (priv, p);
     return err;
@@ -594,6 +721,8 @@ gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
   g_mutex_lock (&priv->lock);
   priv->info = *in_info;
   priv->result_size = klass->result_size (self, in_info);
+  priv->device_size = klass->device_size && klass->analyse_add ?
+      klass->device_size (self, in_info) : 0;
   if (total_size != priv->total_size || !priv->total) {
     g_free (priv->total);
     priv->total = g_malloc0 (MAX (total_size, 1));

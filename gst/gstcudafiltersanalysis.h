@@ -50,6 +50,15 @@ typedef struct
  * @analyse: enqueue the frame's kernels on @stream; they write the frame's
  *   result to @result, pinned host memory the device writes directly.
  *   Called with the context current.  Return 0 or the CUDA error.
+ * @device_size: (optional) bytes of device memory @analyse_add adds a
+ *   frame's result into, for frames of @info; 0 or %NULL: @analyse is used
+ * @analyse_add: instead of @analyse where @device_size is not 0: enqueue
+ *   the frame's kernels on @stream; they add the frame's result into
+ *   @sums, device memory holding zeros, and zero @zero_next (another such
+ *   buffer, for a later frame).  This class then copies @sums into the
+ *   frame's result (a copy stream of its own, so that the next frame's
+ *   kernels need not wait for it): what @accumulate reads.  Called with
+ *   the context current.  Return 0 or the CUDA error.
  * @accumulate: add one frame's @result (read once the GPU is done) into
  *   @total; @frames is the number of frames already in it (0: initialise).
  *   Called from any thread, one call at a time.
@@ -73,6 +82,11 @@ struct _GstCudaFiltersAnalysisClass
       const GstVideoInfo * info);
     CfError (*analyse) (GstCudaFiltersAnalysis * self,
       const GstCudaFiltersRegion * region, gpointer result, CfStream stream);
+    gsize (*device_size) (GstCudaFiltersAnalysis * self,
+      const GstVideoInfo * info);
+    CfError (*analyse_add) (GstCudaFiltersAnalysis * self,
+      const GstCudaFiltersRegion * region, gpointer sums, gpointer zero_next,
+      CfStream stream);
   void (*accumulate) (GstCudaFiltersAnalysis * self, gpointer total,
       gconstpointer result, guint frames);
   void (*fill_structure) (GstCudaFiltersAnalysis * self, GstStructure * s,

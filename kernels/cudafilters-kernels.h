@@ -289,6 +289,14 @@ CfError cf_event_wait (CfEvent event);
 /* 1 when done, 0 when not yet, else the error of the work (negated). */
 int cf_event_done (CfEvent event);
 void cf_event_destroy (CfEvent event);
+/* Work queued on `stream` after this waits for the work before the
+ * event's last record (none: nothing to wait for). */
+CfError cf_event_wait_on (CfStream stream, CfEvent event);
+
+/* Queues a copy of `bytes` of device memory to host memory (pinned, for the
+ * copy to run while the host goes on). */
+CfError cf_copy_to_host (void *host, const void *device, size_t bytes,
+    CfStream stream);
 
 /* ---- plane helpers ---------------------------------------------------- */
 

@@ -60,3 +60,17 @@ cf_event_destroy (CfEvent event)
   if (event)
     (void) cudaEventDestroy ((cudaEvent_t) event);
 }
+
+extern "C" CfError
+cf_event_wait_on (CfStream stream, CfEvent event)
+{
+  return cudaStreamWaitEvent ((cudaStream_t) stream, (cudaEvent_t) event, 0);
+}
+
+extern "C" CfError
+cf_copy_to_host (void *host, const void *device, size_t bytes,
+    CfStream stream)
+{
+  return cudaMemcpyAsync (host, device, bytes, cudaMemcpyDeviceToHost,
+      (cudaStream_t) stream);
+}
