@@ -966,7 +966,8 @@ bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
  * key). */
 enum SumImpl
 {
-  SUM_OURS,
+  SUM_OURS,                     /* cf_sum_planes_add, as cudasum runs it */
+  SUM_OURS_LAST_BLOCK,          /* cf_sum_planes */
   SUM_CUB,                      /* DeviceReduce::Sum */
   SUM_SEED_ONE_THREAD,
   SUM_SEED_ONE_BLOCK,
@@ -974,7 +975,8 @@ enum SumImpl
   SUM_SEED_BLOCK_TREE,
 };
 
-static const char *const kSumVariant[] = { "ours", "CUB", "seed: one thread",
+static const char *const kSumVariant[] = { "ours", "ours, last block", "CUB",
+  "seed: one thread",
   "seed: one block + atomics", "seed: many blocks + atomics",
   "seed: block tree (16x256)"
 };
@@ -1077,7 +1079,7 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     SumImpl impl, const char *op = nullptr)
 {
   size_t fbytes = frame_bytes (fmt, w, h);
-  if (impl != SUM_OURS) {
+  if (impl != SUM_OURS && impl != SUM_OURS_LAST_BLOCK) {
     Row row = make_row ("sum", kSumVariant[impl], fmt, w, h, solid,
         (double) fbytes);
     row.note = "one total of all bytes";
@@ -1101,8 +1103,8 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
       ((flags & CF_SUM_DIFF) ? (size_t) w * h : 0) +
       ((flags & CF_SUM_KEEP) ? (size_t) w * h : 0) +
       ((flags & CF_SUM_PROFILES) ? sizeof (uint32_t) * ((size_t) w + h) : 0);
-  Row row = make_row (op ? op : sum_op (flags), "ours", fmt, w, h, solid,
-      (double) bytes);
+  Row row = make_row (op ? op : sum_op (flags), kSumVariant[impl], fmt, w, h,
+      solid, (double) bytes);
   std::string what = describe (row);
   int n = rotation_count (fbytes + (prev ? prev_bytes : 0));
   Frames in (n, fmt, w, h);
@@ -1112,6 +1114,23 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
   DeviceArray < uint32_t > row_sums (h), column_sums (w);
   DeviceArray < uint8_t > ws (cf_sum_workspace_bytes (w, h));
   CHECK (cudaMemset (ws.ptr, 0, ws.count));
+  /* cf_sum_planes_add's sums: launch n adds into buffer n % 3 and zeroes
+   * buffer (n + 1) % 3, as cudasum does (with 4 buffers, each copied to
+   * the host on a stream of its own, which is not timed here); the first
+   * zeroed, the others poisoned until a launch zeroes them */
+  const size_t sums_bytes = (cf_sum_workspace_bytes (w, h) + 255) / 256 * 256;
+  DeviceArray < uint8_t > sums (3 * sums_bytes);
+  sums.poison ();
+  CHECK (cudaMemset (sums.ptr, 0, sums_bytes));
+  int add_launches = 0;
+  auto launch_ours =[&](const CfSamplePlane * p, int k, const CfSumKey * kk) {
+    if (impl == SUM_OURS_LAST_BLOCK)
+      return (int) cf_sum_planes (p, k, kk, stats.ptr, row_sums.ptr,
+          column_sums.ptr, ws.ptr, nullptr);
+    const int n = add_launches++;
+    return (int) cf_sum_planes_add (p, k, kk, sums.ptr + (n % 3) * sums_bytes,
+        sums.ptr + ((n + 1) % 3) * sums_bytes, sums_bytes, nullptr);
+  };
   DeviceArray < uint8_t > previous (prev ? n * prev_bytes : 1);
   CHECK (cudaMemset (previous.ptr, 0, previous.count));
   auto previous_of =[&](int i) {
@@ -1177,16 +1196,28 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     stats.poison ();
     row_sums.poison ();
     column_sums.poison ();
-    CHECK (cf_sum_planes (dp, np, &dkey, stats.ptr, row_sums.ptr,
-            column_sums.ptr, ws.ptr, nullptr));
-    CHECK (cudaMemcpy (&got, stats.ptr, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK (launch_ours (dp, np, &dkey));
+    std::vector < uint32_t > rows_got (h), cols_got (w);
+    if (impl == SUM_OURS) {
+      std::vector < uint8_t > host (sums_bytes);
+      CHECK (cudaMemcpy (host.data (), sums.ptr + ((add_launches - 1) % 3) *
+              sums_bytes, sums_bytes, cudaMemcpyDeviceToHost));
+      const uint32_t *r = cf_sum_sums_read (host.data (), &got);
+      std::copy (r, r + h, rows_got.begin ());
+      std::copy (r + h, r + h + w, cols_got.begin ());
+    } else {
+      CHECK (cudaMemcpy (&got, stats.ptr, sizeof got,
+              cudaMemcpyDeviceToHost));
+      rows_got = row_sums.download ();
+      cols_got = column_sums.download ();
+    }
     if (!sum_stats_equal (what.c_str (), got, want))
       mismatch ("%s: the statistics differ", what.c_str ());
     if (flags & CF_SUM_PROFILES) {
-      check_values_equal (what.c_str (), "row_sums",
-          row_sums.download ().data (), rows_want.data (), h);
-      check_values_equal (what.c_str (), "column_sums",
-          column_sums.download ().data (), cols_want.data (), w);
+      check_values_equal (what.c_str (), "row_sums", rows_got.data (),
+          rows_want.data (), h);
+      check_values_equal (what.c_str (), "column_sums", cols_got.data (),
+          cols_want.data (), w);
     }
     if (flags & CF_SUM_KEEP) {
       CHECK (cudaMemcpy (prev_got.data (), previous_of (0), prev_bytes,
@@ -1204,8 +1235,7 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     CfSumKey kk = key;
     if (prev)
       kk.previous = previous_of (i);
-    return cf_sum_planes (p, k, &kk, stats.ptr, row_sums.ptr,
-        column_sums.ptr, ws.ptr, nullptr);
+    return launch_ours (p, k, &kk);
   };
   time_row (row, launch, false);
   return row;
@@ -1448,6 +1478,9 @@ all_cases (void)
         add (name ("sum", *fmt, s, "", solid),[=] {
               return bench_sum (s.w, s.h, *fmt, solid, 0, SUM_OURS);
             });
+      add (name ("sum", *fmt, s, " last-block", false),[=] {
+            return bench_sum (s.w, s.h, *fmt, false, 0, SUM_OURS_LAST_BLOCK);
+          });
       /* a reduction's time does not depend on the values */
       add (name ("sum", *fmt, s, " CUB DeviceReduce::Sum", false),[=] {
             return bench_sum (s.w, s.h, *fmt, false, 0, SUM_CUB);
@@ -1489,9 +1522,11 @@ all_cases (void)
       });
   for (auto fmt:formats)
     for (auto & s:kSizes)
-      add (name ("sum", *fmt, s, " all", false),[=] {
-            return bench_sum (s.w, s.h, *fmt, false, all, SUM_OURS);
-          });
+      for (SumImpl impl: {SUM_OURS, SUM_OURS_LAST_BLOCK})
+        add (name ("sum", *fmt, s, impl == SUM_OURS ? " all" :
+                " all last-block", false),[=] {
+              return bench_sum (s.w, s.h, *fmt, false, all, impl);
+            });
 
   for (auto & s:kSizes)
     for (bool solid:contents)

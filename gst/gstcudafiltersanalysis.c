@@ -508,7 +508,8 @@ ensure_slots (GstCudaFiltersAnalysis * self, CfStream stream)
     return 0;
   /* (a result copied from the device is at least that size) */
   priv->slot_size = GST_ROUND_UP_N (MAX (MAX (priv->result_size,
-              priv->device_size), 1), SLOT_ALIGN);
+              priv->device_size ? GST_CUDA_FILTERS_ANALYSIS_GET_CLASS
+              (self)->device_offset + priv->device_size : 0), 1), SLOT_ALIGN);
   if (!gst_cuda_result (CuMemAllocHost ((void **) &priv->slots,
               priv->slot_size * MAX_IN_FLIGHT))) {
     priv->slots = NULL;
@@ -561,15 +562,15 @@ analyse_on_device (GstCudaFiltersAnalysis * self, Pending * p, CfStream stream)
   /* the next buffer is zeroed by these kernels: its last copy is out */
   err = cf_event_wait_on (stream, priv->copied[next]);
   if (err == 0)
-    err = klass->analyse_add (self, &p->region, sums_data (priv, n),
-        sums_data (priv, next), stream);
+    err = klass->analyse_add (self, &p->region, slot_data (priv, p->slot),
+        sums_data (priv, n), sums_data (priv, next), stream);
   if (err == 0)
     err = cf_event_record (priv->added[n], stream);
   if (err == 0)
     err = cf_event_wait_on (copy, priv->added[n]);
   if (err == 0)
-    err = cf_copy_to_host (slot_data (priv, p->slot), sums_data (priv, n),
-        priv->device_size, copy);
+    err = cf_copy_to_host ((guint8 *) slot_data (priv, p->slot) +
+        klass->device_offset, sums_data (priv, n), priv->device_size, copy);
   if (err == 0)
     err = cf_event_record (priv->copied[n], copy);
   if (err == 0)

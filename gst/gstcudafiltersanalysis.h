@@ -55,10 +55,14 @@ typedef struct
  * @analyse_add: instead of @analyse where @device_size is not 0: enqueue
  *   the frame's kernels on @stream; they add the frame's result into
  *   @sums, device memory holding zeros, and zero @zero_next (another such
- *   buffer, for a later frame).  This class then copies @sums into the
- *   frame's result (a copy stream of its own, so that the next frame's
- *   kernels need not wait for it): what @accumulate reads.  Called with
- *   the context current.  Return 0 or the CUDA error.
+ *   buffer, for a later frame, of @device_size bytes).  This class then
+ *   copies @sums into the frame's @result from byte @device_offset on (on
+ *   a copy stream of its own, so that the next frame's kernels need not
+ *   wait for it); what comes before is the subclass's to fill here.
+ *   @accumulate reads it all.  Called with the context current.  Return 0
+ *   or the CUDA error.
+ * @device_offset: where in a result the device sums are copied (with
+ *   @analyse_add)
  * @accumulate: add one frame's @result (read once the GPU is done) into
  *   @total; @frames is the number of frames already in it (0: initialise).
  *   Called from any thread, one call at a time.
@@ -85,8 +89,9 @@ struct _GstCudaFiltersAnalysisClass
     gsize (*device_size) (GstCudaFiltersAnalysis * self,
       const GstVideoInfo * info);
     CfError (*analyse_add) (GstCudaFiltersAnalysis * self,
-      const GstCudaFiltersRegion * region, gpointer sums, gpointer zero_next,
-      CfStream stream);
+      const GstCudaFiltersRegion * region, gpointer result, gpointer sums,
+      gpointer zero_next, CfStream stream);
+  gsize device_offset;
   void (*accumulate) (GstCudaFiltersAnalysis * self, gpointer total,
       gconstpointer result, guint frames);
   void (*fill_structure) (GstCudaFiltersAnalysis * self, GstStructure * s,

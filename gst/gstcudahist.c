@@ -114,8 +114,8 @@ gst_cuda_hist_device_size (GstCudaFiltersAnalysis * analysis,
 
 static CfError
 gst_cuda_hist_analyse_add (GstCudaFiltersAnalysis * analysis,
-    const GstCudaFiltersRegion * region, gpointer sums, gpointer zero_next,
-    CfStream stream)
+    const GstCudaFiltersRegion * region, gpointer result, gpointer sums,
+    gpointer zero_next, CfStream stream)
 {
   return cf_hist_planes_add (region->planes, region->n_planes, sums,
       zero_next, stream);

@@ -150,18 +150,21 @@ enum
   HAS_DIFF = 1 << 5,            /* a previous frame to compare with */
 };
 
-/* A frame's result, in a pinned slot the GPU writes: the header analyse()
- * fills, the kernels' statistics, and with profiles or crop the row sums
- * (height words) then the column sums (width words) of the region's luma. */
+/* A frame's result, in a pinned slot: this header, which analyse_add()
+ * fills, then from DEVICE_OFFSET on the sums the kernels added up in
+ * device memory, copied there by the base class: cf_sum_planes_add's
+ * (the statistics, then with profiles or crop the row sums and column
+ * sums of the region's luma), and at hist_offset cf_hist_planes_add's. */
 typedef struct
 {
   guint32 has;
   guint32 black_threshold;
   gint32 x, y, width, height;
   guint64 samples[CF_HIST_MAX_CHANNELS];
-  CfSumStats stats;
-  guint32 counts[N_COUNTS];
+  guint64 hist_offset;          /* from DEVICE_OFFSET */
 } SumResult;
+
+#define DEVICE_OFFSET GST_ROUND_UP_N (sizeof (SumResult), 256)
 
 /* An interval's total; then profile_height + profile_width guint64 sums. */
 typedef struct
@@ -206,8 +209,8 @@ GST_ELEMENT_REGISTER_DEFINE (cudasum, "cudasum", GST_RANK_NONE,
 
 #define SCRATCH_ALIGN 256
 
-/* Device scratch memory: the sum workspace, the histogram workspace, the
- * luma of the previous frame (for frames of up to width x height). */
+/* Device scratch memory: the luma of the previous frame (for frames of up
+ * to width x height). */
 static gsize
 previous_pitch (gint width)
 {
@@ -215,34 +218,30 @@ previous_pitch (gint width)
 }
 
 static gsize
-sum_workspace_offset (void)
+scratch_bytes (gint width, gint height)
 {
-  return 0;
+  return previous_pitch (width) * height;
 }
 
+/* The device sums of a frame of up to width x height: cf_sum_planes_add's,
+ * then cf_hist_planes_add's (for the percentiles) at hist_sums_offset. */
 static gsize
-hist_workspace_offset (gint width, gint height)
+hist_sums_offset (gint width, gint height)
 {
   return GST_ROUND_UP_N (cf_sum_workspace_bytes (width, height), SCRATCH_ALIGN);
 }
 
 static gsize
-previous_offset (gint width, gint height)
+device_sums_bytes (gint width, gint height)
 {
-  return hist_workspace_offset (width, height) +
-      GST_ROUND_UP_N (cf_hist_workspace_bytes (), SCRATCH_ALIGN);
+  return hist_sums_offset (width, height) +
+      GST_ROUND_UP_16 (cf_hist_sums_bytes ());
 }
 
-static gsize
-scratch_bytes (gint width, gint height)
+static const guint8 *
+result_sums (const SumResult * r)
 {
-  return previous_offset (width, height) + previous_pitch (width) * height;
-}
-
-static guint32 *
-result_rows (SumResult * r)
-{
-  return (guint32 *) (r + 1);
+  return (const guint8 *) r + DEVICE_OFFSET;
 }
 
 static guint64 *
@@ -255,8 +254,19 @@ static gsize
 gst_cuda_sum_result_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)
 {
-  return sizeof (SumResult) + sizeof (guint32) *
-      ((gsize) GST_VIDEO_INFO_WIDTH (info) + GST_VIDEO_INFO_HEIGHT (info));
+  return DEVICE_OFFSET + device_sums_bytes (GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info));
+}
+
+/* The kernels add into device memory and have no last block to wait for:
+ * on the H100 that took 1.1-1.3 us off every launch of cudahist's kernel
+ * (docs/notes.md). */
+static gsize
+gst_cuda_sum_device_size (GstCudaFiltersAnalysis * analysis,
+    const GstVideoInfo * info)
+{
+  return device_sums_bytes (GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info));
 }
 
 static gsize
@@ -313,14 +323,17 @@ luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
 }
 
 static CfError
-gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
-    const GstCudaFiltersRegion * region, gpointer result, CfStream stream)
+gst_cuda_sum_analyse_add (GstCudaFiltersAnalysis * analysis,
+    const GstCudaFiltersRegion * region, gpointer result, gpointer sums,
+    gpointer zero_next, CfStream stream)
 {
   GstCudaSum *self = GST_CUDA_SUM (analysis);
   SumResult *r = result;
   gboolean percentiles, profiles;
   guint detect, black_threshold, p, b;
-  gsize size = scratch_bytes (self->frame_width, self->frame_height);
+  /* (never 0 bytes: a scratch of none is no scratch) */
+  gsize size = MAX (scratch_bytes (self->frame_width, self->frame_height),
+      16);
   guint8 *scratch;
   CfSumKey key = { 0, };
   CfError err;
@@ -337,8 +350,8 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   if (!scratch)
     return CF_ERROR_MEMORY_ALLOCATION;
   if (scratch != self->scratch || size != self->scratch_size) {
-    /* new memory, or a new layout of it (the caps changed): the workspaces
-     * start zeroed, and there is no previous luma */
+    /* new memory, or a new layout of it (the caps changed): there is no
+     * previous luma */
     err = cf_fill_plane (scratch, size, size, 1, 0, stream);
     if (err != 0)
       return err;
@@ -348,6 +361,7 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   }
 
   memset (r, 0, sizeof (*r));
+  r->hist_offset = hist_sums_offset (self->frame_width, self->frame_height);
   r->black_threshold = black_threshold;
   r->x = region->x;
   r->y = region->y;
@@ -395,17 +409,17 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   }
   luma_weights (region, key.weights);
   key.black_threshold = (int) black_threshold;
-  key.previous = scratch + previous_offset (self->frame_width,
-      self->frame_height);
+  key.previous = scratch;
   key.previous_pitch = previous_pitch (self->frame_width);
 
-  err = cf_sum_planes (region->planes, (int) region->n_planes, &key,
-      &r->stats, result_rows (r), result_rows (r) + region->height,
-      scratch + sum_workspace_offset (), stream);
+  /* the statistics' launch zeroes all of the next frame's sums, the
+   * histogram's too (which this frame may not count) */
+  err = cf_sum_planes_add (region->planes, (int) region->n_planes, &key,
+      sums, zero_next, device_sums_bytes (self->frame_width,
+          self->frame_height), stream);
   if (err == 0 && percentiles)
-    err = cf_hist_planes (region->planes, (int) region->n_planes, r->counts,
-        scratch + hist_workspace_offset (self->frame_width,
-            self->frame_height), stream);
+    err = cf_hist_planes_add (region->planes, (int) region->n_planes,
+        (guint8 *) sums + r->hist_offset, NULL, stream);
   if (err != 0)
     self->previous_valid = FALSE;
   return err;
@@ -414,9 +428,9 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
 /* The rectangle of @r's rows and columns whose mean luma is above the
  * threshold, in frame coordinates; FALSE when there is none. */
 static gboolean
-crop_of_frame (SumResult * r, gint * x0, gint * y0, gint * x1, gint * y1)
+crop_of_frame (const SumResult * r, const guint32 * rows, gint * x0,
+    gint * y0, gint * x1, gint * y1)
 {
-  const guint32 *rows = result_rows (r);
   const guint32 *columns = rows + r->height;
   guint64 row_limit = (guint64) r->black_threshold * r->width;
   guint64 column_limit = (guint64) r->black_threshold * r->height;
@@ -446,8 +460,10 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
     gconstpointer result, guint frames)
 {
   SumTotal *t = total;
-  SumResult *r = (SumResult *) result;
+  const SumResult *r = result;
   guint64 pixels = (guint64) r->width * r->height;
+  CfSumStats stats;
+  const guint32 *rows = cf_sum_sums_read (result_sums (r), &stats);
   guint c, i;
 
   if (frames == 0) {
@@ -458,25 +474,28 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
   t->has |= r->has;
   for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
     t->samples[c] += r->samples[c];
-    t->sum[c] += r->stats.sum[c];
-    t->sum_squares[c] += r->stats.sum_squares[c];
-    t->min[c] = MIN (t->min[c], r->stats.min[c]);
-    t->max[c] = MAX (t->max[c], r->stats.max[c]);
+    t->sum[c] += stats.sum[c];
+    t->sum_squares[c] += stats.sum_squares[c];
+    t->min[c] = MIN (t->min[c], stats.min[c]);
+    t->max[c] = MAX (t->max[c], stats.max[c]);
   }
   if (r->has & HAS_HISTOGRAM) {
+    guint32 counts[N_COUNTS];
+
+    cf_hist_sums_counts (result_sums (r) + r->hist_offset, counts);
     for (i = 0; i < N_COUNTS; i++)
-      t->counts[i] += r->counts[i];
+      t->counts[i] += counts[i];
   }
   if (r->has & HAS_BLACK) {
-    t->black += r->stats.black;
+    t->black += stats.black;
     t->black_pixels += pixels;
   }
   if ((r->has & HAS_DIFF) && pixels > 0)
-    t->frame_diff = MAX (t->frame_diff, (gdouble) r->stats.abs_diff / pixels);
+    t->frame_diff = MAX (t->frame_diff, (gdouble) stats.abs_diff / pixels);
   if (r->has & HAS_CROP) {
     gint x0, y0, x1, y1;
 
-    if (crop_of_frame (r, &x0, &y0, &x1, &y1)) {
+    if (crop_of_frame (r, rows, &x0, &y0, &x1, &y1)) {
       if (!t->crop_found) {
         t->crop_x0 = x0;
         t->crop_y0 = y0;
@@ -492,7 +511,6 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
     }
   }
   if (r->has & HAS_PROFILES) {
-    const guint32 *rows = result_rows (r);
     guint64 *sums = total_rows (t);
     guint n = (guint) r->height + (guint) r->width;
 
@@ -831,7 +849,9 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
       "GstCudaSumMeta");
   analysis_class->result_size = gst_cuda_sum_result_size;
   analysis_class->total_size = gst_cuda_sum_total_size;
-  analysis_class->analyse = gst_cuda_sum_analyse;
+  analysis_class->device_size = gst_cuda_sum_device_size;
+  analysis_class->analyse_add = gst_cuda_sum_analyse_add;
+  analysis_class->device_offset = DEVICE_OFFSET;
   analysis_class->accumulate = gst_cuda_sum_accumulate;
   analysis_class->fill_structure = gst_cuda_sum_fill_structure;
 

@@ -272,6 +272,18 @@ CfError cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,
     uint32_t * column_sums, void *workspace, CfStream stream);
 
+/* The same without the last step (as cf_hist_planes_add): the blocks add
+ * into `sums`, cf_sum_workspace_bytes (planes[0].width, planes[0].height)
+ * or more of device memory holding zeros (8-byte aligned), and the launch
+ * zeroes `zero_bytes` (a multiple of 4) of `zero_next`, the buffer of a
+ * later launch.  cf_sum_sums_read() turns a host copy of the sums into the
+ * statistics, and returns where in it the row sums are (planes[0].height
+ * words, then the column sums: planes[0].width words). */
+CfError cf_sum_planes_add (const CfSamplePlane * planes, int n_planes,
+    const CfSumKey * key, void *sums, void *zero_next, size_t zero_bytes,
+    CfStream stream);
+const uint32_t *cf_sum_sums_read (const void *sums, CfSumStats * stats);
+
 /* The reference; `previous` is host memory here. */
 void cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
     const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,

@@ -116,6 +116,11 @@ struct LaunchArgs
   CfSumStats *out;
   uint32_t *row_out;
   uint32_t *column_out;
+  /* false: the blocks add into the caller's zeroed sums and nobody
+   * publishes (cf_sum_planes_add) */
+  bool publish;
+  uint32_t *zero_next;          /* words the launch zeroes, or null */
+  size_t zero_words;
 };
 
 struct Workspace
@@ -1004,6 +1009,13 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
   __shared__ BlockShared sh;
   uint32_t *ws_columns = ws_rows (ws) + ws_max_height;
 
+  /* the sums a later launch of cf_sum_planes_add adds into */
+  if (args.zero_next) {
+    for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+        i < args.zero_words; i += (size_t) gridDim.x * blockDim.x)
+      args.zero_next[i] = 0;
+  }
+
   int p = 0;
   if constexpr (K != 0) {
     if (args.n_planes > 0)
@@ -1014,8 +1026,9 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
   for (; p < args.n_planes; p++)
     count_plain_plane (args, args.plane[p], ws, ws_columns, sh);
 
-  /* The last block out publishes the totals and leaves zeros behind. */
-  if (!cf_block_is_last (&ws->blocks_done))
+  /* The last block out publishes the totals and leaves zeros behind
+   * (cf_sum_planes; cf_sum_planes_add leaves the sums where they are). */
+  if (!args.publish || !cf_block_is_last (&ws->blocks_done))
     return;
   /* every load before any store, L2 (where the atomics are) to L2 */
   if (threadIdx.x < 4) {
@@ -1156,16 +1169,24 @@ cf_sum_workspace_bytes (int max_width, int max_height)
       ((size_t) max_width + (size_t) max_height);
 }
 
-extern "C" CfError
-cf_sum_planes (const CfSamplePlane * planes, int n_planes,
+/* Both entry points: the blocks add into `workspace`; with `stats` the
+ * last block publishes the totals (and row and column sums) there and
+ * zeroes the workspace, without (cf_sum_planes_add) they stay where they
+ * are, and `zero_bytes` of `zero_next`, if any, are zeroed. */
+static CfError
+launch_sum (const CfSamplePlane * planes, int n_planes,
     const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,
-    uint32_t * column_sums, void *workspace, CfStream stream)
+    uint32_t * column_sums, void *workspace, void *zero_next,
+    size_t zero_bytes, CfStream stream)
 {
   LaunchArgs args = { };
   unsigned flags = key ? key->flags : 0;
+  const bool publish = stats != nullptr;
 
-  if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !stats || !workspace
-      || (n_planes > 0 && !planes)
+  if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !workspace
+      || (n_planes > 0 && !planes) || zero_next == workspace
+      || (uintptr_t) workspace % 8 || (uintptr_t) zero_next % 4
+      || zero_bytes % 4 || (zero_bytes && !zero_next)
       || (flags & ~(unsigned) (CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF |
                   CF_SUM_KEEP)))
     return cudaErrorInvalidValue;
@@ -1186,7 +1207,7 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
     if (max_key >> 16 > 255 || key->black_threshold < 0)
       return cudaErrorInvalidValue;
     /* the publish indexes rows and columns as one int array */
-    if ((flags & CF_SUM_PROFILES) && (!row_sums || !column_sums
+    if ((flags & CF_SUM_PROFILES) && ((publish && (!row_sums || !column_sums))
             || (long long) p0->width + p0->height > INT32_MAX - 8 * kThreads))
       return cudaErrorInvalidValue;
     if ((flags & (CF_SUM_DIFF | CF_SUM_KEEP)) && (!key->previous
@@ -1250,6 +1271,9 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
   args.out = stats;
   args.row_out = row_sums;
   args.column_out = column_sums;
+  args.publish = publish;
+  args.zero_next = (uint32_t *) zero_next;
+  args.zero_words = zero_bytes / 4;
 
   int ws_max_height = n_planes > 0 ? planes[0].height : 0;
   args.key_width = n_planes > 0 ? planes[0].width : 0;
@@ -1275,4 +1299,39 @@ cf_sum_planes (const CfSamplePlane * planes, int n_planes,
   kernel_for (k, key_bpp) <<< (int) blocks, kThreads, 0, stream >>> (args,
       (Workspace *) workspace, ws_max_height);
   return cudaGetLastError ();
+}
+
+extern "C" CfError
+cf_sum_planes (const CfSamplePlane * planes, int n_planes,
+    const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,
+    uint32_t * column_sums, void *workspace, CfStream stream)
+{
+  if (!stats)
+    return cudaErrorInvalidValue;
+  return launch_sum (planes, n_planes, key, stats, row_sums, column_sums,
+      workspace, nullptr, 0, stream);
+}
+
+extern "C" CfError
+cf_sum_planes_add (const CfSamplePlane * planes, int n_planes,
+    const CfSumKey * key, void *sums, void *zero_next, size_t zero_bytes,
+    CfStream stream)
+{
+  return launch_sum (planes, n_planes, key, nullptr, nullptr, nullptr, sums,
+      zero_next, zero_bytes, stream);
+}
+
+extern "C" const uint32_t *
+cf_sum_sums_read (const void *sums, CfSumStats * stats)
+{
+  const Workspace *ws = (const Workspace *) sums;
+  for (int c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
+    stats->sum[c] = ws->sum[c];
+    stats->sum_squares[c] = ws->sum_squares[c];
+    stats->min[c] = 255 - ws->inv_min[c];
+    stats->max[c] = ws->max[c];
+  }
+  stats->black = ws->black;
+  stats->abs_diff = ws->abs_diff;
+  return reinterpret_cast < const uint32_t * >(ws + 1);
 }

@@ -786,7 +786,9 @@ key_weights (const HistPlaneSpec * sp, guint32 weights[4])
 /* cf_sum_planes against cf_ref_sum_planes with @flags: the statistics,
  * profiles and kept keys over poisoned outputs, twice on one workspace
  * (the second run compares with the keys the first kept, so with DIFF its
- * difference is 0). */
+ * difference is 0); then cf_sum_planes_add twice, taking turns between two
+ * buffers (the first zeroed, the second poisoned until the first launch
+ * zeroes it). */
 static void
 run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
     gint rw, gint rh, PitchMode mode, Content content, unsigned flags,
@@ -799,6 +801,10 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
   guint8 *h_prev, *d_prev, *got_prev;
   guint32 *want_rows, *d_rows, *got_rows;
   gsize n_rows = (gsize) rh + rw;
+  /* (each buffer 8-byte aligned, for its 64-bit sums) */
+  const gsize sums_bytes =
+      GST_ROUND_UP_N (cf_sum_workspace_bytes (rw, rh), 256);
+  guint8 *sums, *h_sums;
   void *ws;
   gint run;
   gsize i;
@@ -817,13 +823,18 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
           cudaMemAttachGlobal));
   CUDA_OK (cudaMalloc (&ws, cf_sum_workspace_bytes (rw, rh)));
   CUDA_OK (cudaMemset (ws, 0, cf_sum_workspace_bytes (rw, rh)));
+  CUDA_OK (cudaMalloc ((void **) &sums, 2 * sums_bytes));
+  CUDA_OK (cudaMemset (sums, 0, sums_bytes));
+  CUDA_OK (cudaMemset (sums + sums_bytes, POISON, sums_bytes));
+  h_sums = g_malloc (sums_bytes);
 
   key.flags = flags;
   key_weights (&spec[0], key.weights);
   key.black_threshold = 24 + g_rand_int_range (rand_, 0, 100);
   key.previous_pitch = prev_pitch;
 
-  for (run = 0; run < 2; run++) {
+  for (run = 0; run < 4; run++) {
+    const gboolean add = run >= 2;
     CfError err;
 
     key.previous = h_prev;
@@ -832,10 +843,23 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
     key.previous = d_prev;
     memset (got, POISON, sizeof (*got));
     CUDA_OK (cudaMemset (d_rows, POISON, 4 * MAX (n_rows, 1)));
-    err = cf_sum_planes (rp.dev, n_planes, &key, got, d_rows, d_rows + rh, ws,
-        NULL);
+    if (!add)
+      err = cf_sum_planes (rp.dev, n_planes, &key, got, d_rows, d_rows + rh,
+          ws, NULL);
+    else
+      err = cf_sum_planes_add (rp.dev, n_planes, &key,
+          sums + (run % 2) * sums_bytes, sums + ((run + 1) % 2) * sums_bytes,
+          sums_bytes, NULL);
     fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
     CUDA_OK (cudaDeviceSynchronize ());
+    if (add) {
+      const guint32 *rows;
+
+      CUDA_OK (cudaMemcpy (h_sums, sums + (run % 2) * sums_bytes, sums_bytes,
+              cudaMemcpyDeviceToHost));
+      rows = cf_sum_sums_read (h_sums, got);
+      CUDA_OK (cudaMemcpy (d_rows, rows, 4 * n_rows, cudaMemcpyHostToDevice));
+    }
     for (i = 0; i < CF_HIST_MAX_CHANNELS; i++) {
       fail_unless (got->sum[i] == want.sum[i] &&
           got->sum_squares[i] == want.sum_squares[i] &&
@@ -870,6 +894,8 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
   CUDA_OK (cudaFree (d_rows));
   CUDA_OK (cudaFree (got));
   CUDA_OK (cudaFree (ws));
+  CUDA_OK (cudaFree (sums));
+  g_free (h_sums);
   g_free (h_prev);
   g_free (got_prev);
   g_free (want_rows);
@@ -1048,6 +1074,13 @@ GST_START_TEST (test_invalid_arguments)
             NULL) == 0);
     fail_if (cf_sum_planes (&ok, 1, &key, NULL, rows, rows + 4, ws, NULL) == 0);
     fail_if (cf_sum_planes (&ok, 1, &key, stats, NULL, NULL, ws, NULL) == 0);
+    /* the sums: none, zeroing themselves, or not whole words, refused */
+    fail_if (cf_sum_planes_add (&ok, 1, &key, NULL, NULL, 0, NULL) == 0);
+    fail_if (cf_sum_planes_add (&ok, 1, &key, ws, ws, 64, NULL) == 0);
+    fail_if (cf_sum_planes_add (&ok, 1, &key, ws, rows, 6, NULL) == 0);
+    fail_if (cf_sum_planes_add (&ok, 1, &key, ws, NULL, 64, NULL) == 0);
+    fail_if (cf_sum_planes_add (&ok, 1, &key, (guint8 *) ws + 4, NULL, 0,
+            NULL) == 0);
     bad = ok;
     bad.bytes_per_pixel = 2;    /* a key needs 1, 3 or 4 bytes per pixel */
     fail_if (cf_sum_planes (&bad, 1, &key, stats, rows, rows + 4, ws,
