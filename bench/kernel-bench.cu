@@ -774,7 +774,7 @@ bench_blur_direct (int w, int h, double sigma)
 enum HistImpl
 {
   HIST_OURS,                    /* cf_hist_planes_add, as cudahist runs it */
-  HIST_OURS_LAST_BLOCK,         /* cf_hist_planes (cudasum's percentiles) */
+  HIST_OURS_LAST_BLOCK,         /* cf_hist_planes, one launch to final counts */
   HIST_CUB,                     /* DeviceHistogram::MultiHistogramEven */
   HIST_SEED_GLOBAL,
   HIST_SEED_SHARED,
