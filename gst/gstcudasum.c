@@ -259,8 +259,8 @@ gst_cuda_sum_result_size (GstCudaFiltersAnalysis * analysis,
 }
 
 /* The kernels add into device memory and have no last block to wait for:
- * on the H100 that took 1.1-1.3 us off every launch of cudahist's kernel
- * (docs/notes.md). */
+ * on the H100 that took 1.0-1.5 us off every launch of the statistics,
+ * 2.0-2.5 us with everything at 4K (docs/notes.md, cudasum v6). */
 static gsize
 gst_cuda_sum_device_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)
