@@ -45,7 +45,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_filters_analysis_debug);
 
 /* frames whose results may be outstanding at once */
 #define MAX_IN_FLIGHT 16
-/* device buffers analyse_add() adds into, in turn: frame n adds into
+/* device buffers analyse() adds into, in turn: frame n adds into
  * buffer n % N_SUMS and zeroes the next one, whose copy to the host (of
  * frame n + 1 - N_SUMS) its kernels wait for; with 4 that copy is long
  * done, and the kernels of consecutive frames follow each other without
@@ -114,14 +114,14 @@ typedef struct
   guint generation;             /* bumped on flush: results dropped */
   CfError error;                /* a failure seen by the worker */
 
-  /* result slots: pinned host memory the kernels write directly, or
-   * (analyse_add) where their sums are copied to */
+  /* result slots: pinned host memory, where the kernels' sums are copied
+   * to */
   guint8 *slots;
   CfEvent events[MAX_IN_FLIGHT];
   gboolean slot_busy[MAX_IN_FLIGHT];
 
-  /* with analyse_add: the buffers of N_SUMS, copied to the slots on a
-   * stream of their own (copy_stream) */
+  /* the buffers analyse() adds into, N_SUMS of them, copied to the slots
+   * on a stream of their own (copy_stream) */
   gsize device_size, device_stride;
   CUdeviceptr sums;
   guint sums_next;
@@ -466,7 +466,7 @@ free_slots (GstCudaFiltersAnalysisPrivate * priv)
   memset (priv->slot_busy, 0, sizeof (priv->slot_busy));
 }
 
-/* The device buffers of analyse_add, zeroed on @stream, their events and
+/* The device buffers of analyse(), zeroed on @stream, their events and
  * the copy stream.  Called with the context current. */
 static CfError
 ensure_sums (GstCudaFiltersAnalysisPrivate * priv, CfStream stream)
@@ -474,7 +474,7 @@ ensure_sums (GstCudaFiltersAnalysisPrivate * priv, CfStream stream)
   CfError err = 0;
   guint i;
 
-  priv->device_stride = GST_ROUND_UP_N (priv->device_size, SLOT_ALIGN);
+  priv->device_stride = GST_ROUND_UP_N (MAX (priv->device_size, 1), SLOT_ALIGN);
   if (!gst_cuda_result (CuMemAlloc (&priv->sums, priv->device_stride * N_SUMS))) {
     priv->sums = 0;
     return CF_ERROR_MEMORY_ALLOCATION;
@@ -506,10 +506,10 @@ ensure_slots (GstCudaFiltersAnalysis * self, CfStream stream)
 
   if (priv->slots)
     return 0;
-  /* (a result copied from the device is at least that size) */
+  /* (the sums copied from the device are at least that size) */
   priv->slot_size = GST_ROUND_UP_N (MAX (MAX (priv->result_size,
-              priv->device_size ? GST_CUDA_FILTERS_ANALYSIS_GET_CLASS
-              (self)->device_offset + priv->device_size : 0), 1), SLOT_ALIGN);
+              GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self)->device_offset +
+              priv->device_size), 1), SLOT_ALIGN);
   if (!gst_cuda_result (CuMemAllocHost ((void **) &priv->slots,
               priv->slot_size * MAX_IN_FLIGHT))) {
     priv->slots = NULL;
@@ -517,7 +517,7 @@ ensure_slots (GstCudaFiltersAnalysis * self, CfStream stream)
   }
   for (i = 0; i < MAX_IN_FLIGHT && err == 0; i++)
     err = cf_event_create (&priv->events[i]);
-  if (err == 0 && priv->device_size > 0)
+  if (err == 0)
     err = ensure_sums (priv, stream);
   if (err != 0)
     free_slots (priv);          /* all or nothing: the next frame retries */
@@ -531,9 +531,8 @@ sums_data (GstCudaFiltersAnalysisPrivate * priv, guint i)
       priv->device_stride);
 }
 
-/* analyse_add's way: the kernels add into the next buffer on @stream, and
- * the buffer goes to the slot on the copy stream, whose end is what the
- * worker waits for. */
+/* The kernels add into the next buffer on @stream, and the buffer goes to
+ * the slot on the copy stream, whose end is what the worker waits for. */
 static CfError
 analyse_on_device (GstCudaFiltersAnalysis * self, Pending * p, CfStream stream)
 {
@@ -562,7 +561,7 @@ analyse_on_device (GstCudaFiltersAnalysis * self, Pending * p, CfStream stream)
   /* the next buffer is zeroed by these kernels: its last copy is out */
   err = cf_event_wait_on (stream, priv->copied[next]);
   if (err == 0)
-    err = klass->analyse_add (self, &p->region, slot_data (priv, p->slot),
+    err = klass->analyse (self, &p->region, slot_data (priv, p->slot),
         sums_data (priv, n), sums_data (priv, next), stream);
   if (err == 0)
     err = cf_event_record (priv->added[n], stream);
@@ -612,8 +611,6 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
 {
   GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (base);
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-  GstCudaFiltersAnalysisClass *klass =
-      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   Pending *p;
   CfError err;
@@ -640,13 +637,7 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
       p->pts);
   region_of_frame (self, in, &p->region);
 
-  if (priv->device_size > 0) {
-    err = analyse_on_device (self, p, stream);
-  } else {
-    err = klass->analyse (self, &p->region, slot_data (priv, slot), stream);
-    if (err == 0)
-      err = cf_event_record (priv->events[slot], stream);
-  }
+  err = analyse_on_device (self, p, stream);
   if (err != 0) {
     drop_frame (priv, p);
     return err;
@@ -722,8 +713,7 @@ gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
   g_mutex_lock (&priv->lock);
   priv->info = *in_info;
   priv->result_size = klass->result_size (self, in_info);
-  priv->device_size = klass->device_size && klass->analyse_add ?
-      klass->device_size (self, in_info) : 0;
+  priv->device_size = klass->device_size (self, in_info);
   if (total_size != priv->total_size || !priv->total) {
     g_free (priv->total);
     priv->total = g_malloc0 (MAX (total_size, 1));

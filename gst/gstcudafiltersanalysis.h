@@ -47,22 +47,17 @@ typedef struct
  *   (both set with gst_cuda_filters_analysis_class_set_names())
  * @result_size: bytes of one frame's result for frames of @info
  * @total_size: bytes of an interval's total for frames of @info
- * @analyse: enqueue the frame's kernels on @stream; they write the frame's
- *   result to @result, pinned host memory the device writes directly.
+ * @device_size: bytes of device memory @analyse adds a frame's result
+ *   into, for frames of @info
+ * @analyse: enqueue the frame's kernels on @stream; they add the frame's
+ *   result into @sums, device memory holding zeros, and zero @zero_next
+ *   (another such buffer, for a later frame, of @device_size bytes).
+ *   This class then copies @sums into the frame's @result, pinned host
+ *   memory, from byte @device_offset on (on a copy stream of its own, so
+ *   that the next frame's kernels need not wait for it); what comes
+ *   before is the subclass's to fill here.  @accumulate reads it all.
  *   Called with the context current.  Return 0 or the CUDA error.
- * @device_size: (optional) bytes of device memory @analyse_add adds a
- *   frame's result into, for frames of @info; 0 or %NULL: @analyse is used
- * @analyse_add: instead of @analyse where @device_size is not 0: enqueue
- *   the frame's kernels on @stream; they add the frame's result into
- *   @sums, device memory holding zeros, and zero @zero_next (another such
- *   buffer, for a later frame, of @device_size bytes).  This class then
- *   copies @sums into the frame's @result from byte @device_offset on (on
- *   a copy stream of its own, so that the next frame's kernels need not
- *   wait for it); what comes before is the subclass's to fill here.
- *   @accumulate reads it all.  Called with the context current.  Return 0
- *   or the CUDA error.
- * @device_offset: where in a result the device sums are copied (with
- *   @analyse_add)
+ * @device_offset: where in a result the device sums are copied
  * @accumulate: add one frame's @result (read once the GPU is done) into
  *   @total; @frames is the number of frames already in it (0: initialise).
  *   Called from any thread, one call at a time.
@@ -84,11 +79,9 @@ struct _GstCudaFiltersAnalysisClass
       const GstVideoInfo * info);
     gsize (*total_size) (GstCudaFiltersAnalysis * self,
       const GstVideoInfo * info);
-    CfError (*analyse) (GstCudaFiltersAnalysis * self,
-      const GstCudaFiltersRegion * region, gpointer result, CfStream stream);
     gsize (*device_size) (GstCudaFiltersAnalysis * self,
       const GstVideoInfo * info);
-    CfError (*analyse_add) (GstCudaFiltersAnalysis * self,
+    CfError (*analyse) (GstCudaFiltersAnalysis * self,
       const GstCudaFiltersRegion * region, gpointer result, gpointer sums,
       gpointer zero_next, CfStream stream);
   gsize device_offset;

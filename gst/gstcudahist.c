@@ -113,7 +113,7 @@ gst_cuda_hist_device_size (GstCudaFiltersAnalysis * analysis,
 }
 
 static CfError
-gst_cuda_hist_analyse_add (GstCudaFiltersAnalysis * analysis,
+gst_cuda_hist_analyse (GstCudaFiltersAnalysis * analysis,
     const GstCudaFiltersRegion * region, gpointer result, gpointer sums,
     gpointer zero_next, CfStream stream)
 {
@@ -228,7 +228,7 @@ gst_cuda_hist_class_init (GstCudaHistClass * klass)
   analysis_class->result_size = gst_cuda_hist_result_size;
   analysis_class->total_size = gst_cuda_hist_total_size;
   analysis_class->device_size = gst_cuda_hist_device_size;
-  analysis_class->analyse_add = gst_cuda_hist_analyse_add;
+  analysis_class->analyse = gst_cuda_hist_analyse;
   analysis_class->accumulate = gst_cuda_hist_accumulate;
   analysis_class->fill_structure = gst_cuda_hist_fill_structure;
 

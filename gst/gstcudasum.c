@@ -150,7 +150,7 @@ enum
   HAS_DIFF = 1 << 5,            /* a previous frame to compare with */
 };
 
-/* A frame's result, in a pinned slot: this header, which analyse_add()
+/* A frame's result, in a pinned slot: this header, which analyse()
  * fills, then from DEVICE_OFFSET on the sums the kernels added up in
  * device memory, copied there by the base class: cf_sum_planes_add's
  * (the statistics, then with profiles or crop the row sums and column
@@ -323,7 +323,7 @@ luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
 }
 
 static CfError
-gst_cuda_sum_analyse_add (GstCudaFiltersAnalysis * analysis,
+gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     const GstCudaFiltersRegion * region, gpointer result, gpointer sums,
     gpointer zero_next, CfStream stream)
 {
@@ -850,7 +850,7 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
   analysis_class->result_size = gst_cuda_sum_result_size;
   analysis_class->total_size = gst_cuda_sum_total_size;
   analysis_class->device_size = gst_cuda_sum_device_size;
-  analysis_class->analyse_add = gst_cuda_sum_analyse_add;
+  analysis_class->analyse = gst_cuda_sum_analyse;
   analysis_class->device_offset = DEVICE_OFFSET;
   analysis_class->accumulate = gst_cuda_sum_accumulate;
   analysis_class->fill_structure = gst_cuda_sum_fill_structure;
