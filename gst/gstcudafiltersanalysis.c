@@ -98,7 +98,7 @@ typedef struct
   guint roi_x, roi_y, roi_width, roi_height;
 
   GstVideoInfo info;
-  gsize result_size, slot_size, total_size;
+  gsize slot_size, total_size;
 
   /* the frame of the current transform, between process() and finish() */
   Pending *current;
@@ -506,10 +506,9 @@ ensure_slots (GstCudaFiltersAnalysis * self, CfStream stream)
 
   if (priv->slots)
     return 0;
-  /* (the sums copied from the device are at least that size) */
-  priv->slot_size = GST_ROUND_UP_N (MAX (MAX (priv->result_size,
-              GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self)->device_offset +
-              priv->device_size), 1), SLOT_ALIGN);
+  /* the subclass's header, then the sums copied from the device */
+  priv->slot_size = GST_ROUND_UP_N (MAX (GST_CUDA_FILTERS_ANALYSIS_GET_CLASS
+          (self)->device_offset + priv->device_size, 1), SLOT_ALIGN);
   if (!gst_cuda_result (CuMemAllocHost ((void **) &priv->slots,
               priv->slot_size * MAX_IN_FLIGHT))) {
     priv->slots = NULL;
@@ -712,7 +711,6 @@ gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
 
   g_mutex_lock (&priv->lock);
   priv->info = *in_info;
-  priv->result_size = klass->result_size (self, in_info);
   priv->device_size = klass->device_size (self, in_info);
   if (total_size != priv->total_size || !priv->total) {
     g_free (priv->total);

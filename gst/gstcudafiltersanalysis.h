@@ -45,7 +45,6 @@ typedef struct
  * @message_name: name of the element messages posted, e.g. "cudahist"
  * @meta_name: name of the #GstCustomMeta attached with `attach-meta`
  *   (both set with gst_cuda_filters_analysis_class_set_names())
- * @result_size: bytes of one frame's result for frames of @info
  * @total_size: bytes of an interval's total for frames of @info
  * @device_size: bytes of device memory @analyse adds a frame's result
  *   into, for frames of @info
@@ -53,7 +52,8 @@ typedef struct
  *   result into @sums, device memory holding zeros, and zero @zero_next
  *   (another such buffer, for a later frame, of @device_size bytes).
  *   This class then copies @sums into the frame's @result, pinned host
- *   memory, from byte @device_offset on (on a copy stream of its own, so
+ *   memory of @device_offset + @device_size bytes, from byte
+ *   @device_offset on (on a copy stream of its own, so
  *   that the next frame's kernels need not wait for it); what comes
  *   before is the subclass's to fill here.  @accumulate reads it all.
  *   Called with the context current.  Return 0 or the CUDA error.
@@ -75,8 +75,6 @@ struct _GstCudaFiltersAnalysisClass
   const gchar *message_name;
   const gchar *meta_name;
 
-    gsize (*result_size) (GstCudaFiltersAnalysis * self,
-      const GstVideoInfo * info);
     gsize (*total_size) (GstCudaFiltersAnalysis * self,
       const GstVideoInfo * info);
     gsize (*device_size) (GstCudaFiltersAnalysis * self,

@@ -90,13 +90,6 @@ GST_ELEMENT_REGISTER_DEFINE (cudahist, "cudahist", GST_RANK_NONE,
  * interval's total: the counts in 64 bits.  Bins are folded only when a
  * message is made, so `bins` may change at any time. */
 static gsize
-gst_cuda_hist_result_size (GstCudaFiltersAnalysis * analysis,
-    const GstVideoInfo * info)
-{
-  return cf_hist_sums_bytes ();
-}
-
-static gsize
 gst_cuda_hist_total_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)
 {
@@ -225,7 +218,6 @@ gst_cuda_hist_class_init (GstCudaHistClass * klass)
 
   gst_cuda_filters_analysis_class_set_names (analysis_class, "cudahist",
       "GstCudaHistMeta");
-  analysis_class->result_size = gst_cuda_hist_result_size;
   analysis_class->total_size = gst_cuda_hist_total_size;
   analysis_class->device_size = gst_cuda_hist_device_size;
   analysis_class->analyse = gst_cuda_hist_analyse;

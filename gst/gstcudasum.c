@@ -250,14 +250,6 @@ total_rows (SumTotal * t)
   return (guint64 *) (t + 1);
 }
 
-static gsize
-gst_cuda_sum_result_size (GstCudaFiltersAnalysis * analysis,
-    const GstVideoInfo * info)
-{
-  return DEVICE_OFFSET + device_sums_bytes (GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info));
-}
-
 /* The kernels add into device memory and have no last block to wait for:
  * on the H100 that took 1.0-1.5 us off every launch of the statistics,
  * 2.0-2.5 us with everything at 4K (docs/notes.md, cudasum v6). */
@@ -847,7 +839,6 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
 
   gst_cuda_filters_analysis_class_set_names (analysis_class, "cudasum",
       "GstCudaSumMeta");
-  analysis_class->result_size = gst_cuda_sum_result_size;
   analysis_class->total_size = gst_cuda_sum_total_size;
   analysis_class->device_size = gst_cuda_sum_device_size;
   analysis_class->analyse = gst_cuda_sum_analyse;
