@@ -716,18 +716,6 @@ publish_counts (Workspace * __restrict__ ws, uint32_t * __restrict__ out)
     __stcg (&ws->blocks_done, 0u);
 }
 
-/* The sums a later launch of cf_hist_planes_add adds into, zeroed a word
- * a thread (5 K words: at most one each on a full grid). */
-__device__ __forceinline__ void
-zero_next_sums (const LaunchArgs & args)
-{
-  if (!args.zero_next)
-    return;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < args.zero_words;
-      i += gridDim.x * blockDim.x)
-    args.zero_next[i] = 0;
-}
-
 /* RGB3 (3-byte pixels) needs more registers than the others, so it has a
  * kernel of its own, in either layout.  SHARE: the launch has items that
  * warps ask for (ItemQueue, count_plane); never with RGB3. */
@@ -739,7 +727,7 @@ hist_block_words_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   extern __shared__ uint4 smem4[];
   uint32_t *smem = reinterpret_cast < uint32_t * >(smem4);
 
-  zero_next_sums (args);
+  cf_grid_zero_words (args.zero_next, args.zero_words);
   BlockWords counters;
   counters.counters = reinterpret_cast < uint8_t * >(smem);
   counters.lane4 = 4 * (threadIdx.x & 31);
@@ -782,7 +770,7 @@ hist_warp_bytes_kernel (LaunchArgs args, Workspace * __restrict__ ws,
   const int warp = threadIdx.x >> 5;
   const int n_warps = blockDim.x >> 5;
 
-  zero_next_sums (args);
+  cf_grid_zero_words (args.zero_next, args.zero_words);
   WarpBytes counters;
   counters.counters = smem + warp * WarpBytes::kWarpWords;
   counters.sub_hist = counters.counters + WarpBytes::kCounterWords;

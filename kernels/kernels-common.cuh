@@ -29,6 +29,19 @@ cf_forget_earlier_errors (void)
 }
 
 #ifdef __CUDACC__
+/* Zeroes words [0, n) of `words`, a word per thread of the grid at a time:
+ * the sums a later launch of an _add entry point adds into (nothing when
+ * `words` is null). */
+static __device__ __forceinline__ void
+cf_grid_zero_words (uint32_t * words, size_t n)
+{
+  if (!words)
+    return;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x)
+    words[i] = 0;
+}
+
 /* Called by every thread of a block once it is done adding its results to
  * global memory with atomics: true, in every thread, for the last block of
  * the grid to get here, which may then read everything the others added.

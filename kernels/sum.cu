@@ -1009,12 +1009,7 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
   __shared__ BlockShared sh;
   uint32_t *ws_columns = ws_rows (ws) + ws_max_height;
 
-  /* the sums a later launch of cf_sum_planes_add adds into */
-  if (args.zero_next) {
-    for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
-        i < args.zero_words; i += (size_t) gridDim.x * blockDim.x)
-      args.zero_next[i] = 0;
-  }
+  cf_grid_zero_words (args.zero_next, args.zero_words);
 
   int p = 0;
   if constexpr (K != 0) {
