@@ -6,7 +6,10 @@
  *   kernel-bench [--csv FILE] [--reps N] [--only NAME-PART]
  *
  * Every row has a case name (main lists them); --only runs the rows whose
- * name contains NAME-PART, e.g. "sum RGBA 4K", "blur", "seed".
+ * name contains NAME-PART, e.g. "sum RGBA 4K", "blur", "seed", or, with a
+ * leading '=', the row of that exact name ("=sum RGBA 4K").  --only may
+ * be given more than once: the rows that any of them picks, in the usual
+ * order.
  *
  * Method.  Each kernel's output is checked against a CPU computation
  * first; a row that differs is reported on stderr, not timed, and makes
@@ -1555,12 +1558,13 @@ all_cases (void)
 int
 main (int argc, char **argv)
 {
-  const char *csv = nullptr, *only = nullptr;
+  const char *csv = nullptr;
+  std::vector < std::string > only;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--csv") && i + 1 < argc)
       csv = argv[++i];
     else if (!std::strcmp (argv[i], "--only") && i + 1 < argc)
-      only = argv[++i];
+      only.push_back (argv[++i]);
     else if (!std::strcmp (argv[i], "--reps") && i + 1 < argc)
       g_reps = std::max (1, std::atoi (argv[++i]));
     else {
@@ -1603,7 +1607,11 @@ main (int argc, char **argv)
   print_header ();
   std::vector < std::string > failed;
   for (auto & c:cases) {
-    if (only && c.first.find (only) == std::string::npos)
+    bool picked = only.empty ();
+    for (auto & o:only)
+      picked = picked || (o[0] == '=' ? c.first == o.substr (1) :
+          c.first.find (o) != std::string::npos);
+    if (!picked)
       continue;
     try {
       Row row = c.second ();

@@ -960,6 +960,9 @@ GST_START_TEST (test_sum_equals_reference)
   /* tall and wide: many tiles per block, 16-bit sums near their limit */
   run_sum_layouts (3, 4000, PITCH_TIGHT, CONTENT_SOLID);
   run_sum_layouts (3840, 2160, PITCH_TIGHT, CONTENT_RANDOM);
+  /* more tiles than one wave of blocks may count (3401 tiles of 64 rows;
+   * an H100's 264 blocks take 12 at most): the launch takes whole waves */
+  run_sum_layouts (3, 64 * 3400 + 7, PITCH_PADDED, CONTENT_SOLID);
 }
 
 GST_END_TEST;
