@@ -113,6 +113,7 @@ typedef struct
   GQueue queue;                 /* of Pending, oldest first */
   guint generation;             /* bumped on flush: results dropped */
   CfError error;                /* a failure seen by the worker */
+  gboolean error_posted;        /* its element error is on the bus */
 
   /* result slots: pinned host memory, where the kernels' sums are copied
    * to */
@@ -343,6 +344,27 @@ wait_for_gpu (GstCudaFiltersAnalysisPrivate * priv, Pending * p)
   return err;
 }
 
+/* Posts the element error of a frame whose results failed, once, from
+ * whichever thread sees it first: the worker as soon as it happens (the
+ * stream may have no next frame, or stop without EOS), the streaming
+ * thread where its own frame's meta failed. */
+static void
+post_results_error (GstCudaFiltersAnalysis * self, CfError err)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  gboolean first;
+
+  g_mutex_lock (&priv->lock);
+  first = !priv->error_posted;
+  priv->error_posted = TRUE;
+  g_mutex_unlock (&priv->lock);
+  if (first) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("CUDA failed while computing a frame's results: %s.",
+            cf_error_name (err)), (NULL));
+  }
+}
+
 /* The worker: waits for the oldest frame's result, sums it, posts what is
  * due, and only then lets the frame go, so that an empty queue means every
  * message is out. */
@@ -356,7 +378,7 @@ worker_loop (gpointer data)
   for (;;) {
     Pending *p;
     GstMessage *msg = NULL;
-    CfError err;
+    CfError err, failed = 0;
 
     while (!priv->quit && g_queue_is_empty (&priv->queue))
       g_cond_wait (&priv->cond, &priv->lock);
@@ -372,7 +394,7 @@ worker_loop (gpointer data)
       GST_WARNING_OBJECT (self, "frame's results failed: %s",
           cf_error_name (err));
       if (priv->error == 0)
-        priv->error = err;
+        priv->error = failed = err;
     } else if (p->generation == priv->generation && priv->error == 0) {
       msg = add_frame (self, p);
     }
@@ -380,6 +402,8 @@ worker_loop (gpointer data)
 
     if (msg)
       gst_element_post_message (GST_ELEMENT (self), msg);
+    if (failed != 0)
+      post_results_error (self, failed);
 
     g_mutex_lock (&priv->lock);
     g_queue_pop_head (&priv->queue);
@@ -630,10 +654,15 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
       GST_VIDEO_INFO_FPS_N (&priv->info) > 0)
     p->duration = gst_util_uint64_scale_int (GST_SECOND,
         GST_VIDEO_INFO_FPS_D (&priv->info), GST_VIDEO_INFO_FPS_N (&priv->info));
-  p->stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
-      p->pts);
-  p->running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
-      p->pts);
+  /* a segment in another format (appsrc's default is bytes) has no times
+   * to give, and the conversions would fail a precondition a frame */
+  p->stream_time = p->running_time = GST_CLOCK_TIME_NONE;
+  if (segment->format == GST_FORMAT_TIME) {
+    p->stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
+        p->pts);
+    p->running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        p->pts);
+  }
   region_of_frame (self, in, &p->region);
 
   err = analyse_on_device (self, p, stream);
@@ -759,9 +788,7 @@ gst_cuda_filters_analysis_transform_ip (GstBaseTransform * trans,
   err = priv->error;
   g_mutex_unlock (&priv->lock);
   if (err != 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("CUDA failed while computing a frame's results: %s.",
-            cf_error_name (err)), (NULL));
+    post_results_error (self, err);
     return GST_FLOW_ERROR;
   }
 
@@ -794,9 +821,7 @@ gst_cuda_filters_analysis_transform_ip (GstBaseTransform * trans,
   }
   if (err != 0) {
     drop_frame (priv, p);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("CUDA failed while computing a frame's results: %s.",
-            cf_error_name (err)), (NULL));
+    post_results_error (self, err);
     return GST_FLOW_ERROR;
   }
   /* done on the GPU: the worker only sums it and posts */
@@ -819,11 +844,8 @@ gst_cuda_filters_analysis_sink_event (GstBaseTransform * trans,
       g_mutex_lock (&priv->lock);
       err = priv->error;
       g_mutex_unlock (&priv->lock);
-      if (err != 0) {
-        GST_ELEMENT_ERROR (self, STREAM, FAILED,
-            ("CUDA failed while computing a frame's results: %s.",
-                cf_error_name (err)), (NULL));
-      }
+      if (err != 0)
+        post_results_error (self, err);
       break;
     }
     case GST_EVENT_FLUSH_STOP:
@@ -846,6 +868,7 @@ gst_cuda_filters_analysis_start (GstBaseTransform * trans)
   g_mutex_lock (&priv->lock);
   priv->quit = FALSE;
   priv->error = 0;
+  priv->error_posted = FALSE;
   reset_interval (priv);
   priv->worker = g_thread_new ("cudafilters-results", worker_loop, self);
   g_mutex_unlock (&priv->lock);

@@ -806,7 +806,10 @@ gst_cuda_filters_base_before_transform (GstBaseTransform * trans,
 
   adopt_upstream_context (self, buffer);
 
-  /* controlled properties take their value for this frame */
+  /* controlled properties take their value for this frame (a segment in
+   * another format has no stream time to give) */
+  if (trans->segment.format != GST_FORMAT_TIME)
+    return;
   stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
       GST_BUFFER_TIMESTAMP (buffer));
   if (GST_CLOCK_TIME_IS_VALID (stream_time))

@@ -175,7 +175,8 @@ CfError cf_hist_workspace_init (void *workspace, CfStream stream);
 /* counts[c * CF_HIST_BINS + v] = number of samples of value v in channel c
  * over all planes (CF_HIST_MAX_CHANNELS * CF_HIST_BINS device words, all
  * written; channels no plane counts into are 0).  At most
- * CF_HIST_MAX_PLANES planes; each channel's count must stay below 2^32. */
+ * CF_HIST_MAX_PLANES planes; each channel's count must stay below 2^32;
+ * rows of more than 2^31 - 65 bytes are refused. */
 CfError cf_hist_planes (const CfSamplePlane * planes, int n_planes,
     uint32_t * counts, void *workspace, CfStream stream);
 
@@ -188,8 +189,9 @@ CfError cf_hist_planes (const CfSamplePlane * planes, int n_planes,
  * turns between buffers has the next one ready: launch n adds into buffer
  * n % k and zeroes buffer (n + 1) % k, with k at least 2, and one more
  * where a buffer is still being read (e.g. copied to the host) while the
- * next launch runs.  cf_hist_sums_counts() turns a copy of the sums in host
- * memory into the counts of cf_hist_planes(). */
+ * next launch runs.  Both buffers are 4-byte aligned and do not overlap.
+ * cf_hist_sums_counts() turns a copy of the sums in host memory into the
+ * counts of cf_hist_planes(). */
 size_t cf_hist_sums_bytes (void);
 CfError cf_hist_planes_add (const CfSamplePlane * planes, int n_planes,
     void *sums, void *zero_next, CfStream stream);
@@ -276,9 +278,10 @@ CfError cf_sum_planes (const CfSamplePlane * planes, int n_planes,
  * into `sums`, cf_sum_workspace_bytes (planes[0].width, planes[0].height)
  * or more of device memory holding zeros (8-byte aligned), and the launch
  * zeroes `zero_bytes` (a multiple of 4) of `zero_next`, the buffer of a
- * later launch.  cf_sum_sums_read() turns a host copy of the sums into the
- * statistics, and returns where in it the row sums are (planes[0].height
- * words, then the column sums: planes[0].width words). */
+ * later launch, which may not overlap those sums.  cf_sum_sums_read()
+ * turns a host copy of the sums into the statistics, and returns where in
+ * it the row sums are (planes[0].height words, then the column sums:
+ * planes[0].width words). */
 CfError cf_sum_planes_add (const CfSamplePlane * planes, int n_planes,
     const CfSumKey * key, void *sums, void *zero_next, size_t zero_bytes,
     CfStream stream);

@@ -1030,8 +1030,12 @@ launch_hist (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
   long long items = 0;
   bool rgb3 = false, skips = false;
 
+  /* the buffer zeroed for a later launch may not overlap this one's */
+  const uintptr_t ws_at = (uintptr_t) workspace, zero_at = (uintptr_t) zero_next;
   if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !workspace
-      || (n_planes > 0 && !planes) || zero_next == workspace)
+      || (n_planes > 0 && !planes) || ws_at % 4 || zero_at % 4
+      || (zero_next && (zero_at > ws_at ? zero_at - ws_at : ws_at - zero_at)
+          < sizeof (Workspace)))
     return cudaErrorInvalidValue;
   args.publish = counts != nullptr;
   args.zero_next = (uint32_t *) zero_next;
@@ -1041,13 +1045,17 @@ launch_hist (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     if (in->bytes_per_pixel < 1 || in->bytes_per_pixel > 4 || in->width < 0
         || in->height < 0)
       return cudaErrorInvalidValue;
+    /* only the planes counted choose the kernel: an empty 3-byte plane
+     * beside 4-byte ones once chose the 3-byte kernel, which has no runs,
+     * for planes then cut as runs (a division by zero a segment) */
+    const bool counted = in->width > 0 && in->height > 0;
     for (int b = 0; b < 4; b++) {
       if (in->channel[b] >= CF_HIST_MAX_CHANNELS)
         return cudaErrorInvalidValue;
-      if (b < in->bytes_per_pixel && in->channel[b] < 0)
+      if (counted && b < in->bytes_per_pixel && in->channel[b] < 0)
         skips = true;
     }
-    rgb3 |= in->bytes_per_pixel == 3;
+    rgb3 |= counted && in->bytes_per_pixel == 3;
   }
 
   Shape shape;
@@ -1063,7 +1071,9 @@ launch_hist (const CfSamplePlane * planes, int n_planes, uint32_t * counts,
     PlaneArgs *pl = &args.plane[args.n_planes];
     int bpp = in->bytes_per_pixel;
     long long row_bytes = (long long) in->width * bpp;
-    if (row_bytes > INT32_MAX
+    /* a row's last bytes are counted a lane each, at int offsets up to
+     * row_bytes + 31 */
+    if (row_bytes > INT32_MAX - 64
         || (in->height > 1 && in->pitch < (size_t) row_bytes))
       return cudaErrorInvalidValue;
     if (row_bytes == 0 || in->height == 0)

@@ -1178,10 +1178,17 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
   unsigned flags = key ? key->flags : 0;
   const bool publish = stats != nullptr;
 
+  /* the buffer zeroed for a later launch may not overlap this one's */
+  const uintptr_t ws_at = (uintptr_t) workspace, zero_at = (uintptr_t) zero_next;
+  const size_t ws_bytes = n_planes > 0 && planes ?
+      cf_sum_workspace_bytes (planes[0].width, planes[0].height) :
+      sizeof (Workspace);
   if (n_planes < 0 || n_planes > CF_HIST_MAX_PLANES || !workspace
       || (n_planes > 0 && !planes) || zero_next == workspace
-      || (uintptr_t) workspace % 8 || (uintptr_t) zero_next % 4
+      || ws_at % 8 || zero_at % 4
       || zero_bytes % 4 || (zero_bytes && !zero_next)
+      || (zero_bytes && zero_at < ws_at + ws_bytes
+          && ws_at < zero_at + zero_bytes)
       || (flags & ~(unsigned) (CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF |
                   CF_SUM_KEEP)))
     return cudaErrorInvalidValue;

@@ -427,6 +427,44 @@ GST_START_TEST (test_meta)
 
 GST_END_TEST;
 
+/* A segment in bytes (appsrc's default format): a message per frame all
+ * the same, its buffer timestamp and no stream or running time, and no
+ * critical from converting times through such a segment (gst-check
+ * fails a test on one). */
+GST_START_TEST (test_bytes_segment)
+{
+  static const Roi whole = { 0, 0, 0, 0 };
+  GstBus *bus;
+  GstHarness *h = cf_test_new_harness ("cudahist", &bus);
+  GstVideoInfo info;
+  GstSegment segment;
+  GstBuffer *frame = timed_frame (3, NULL);
+  GstStructure *s;
+  guint64 ts, st, rt;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1");
+  gst_segment_init (&segment, GST_FORMAT_BYTES);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (frame)),
+      GST_FLOW_OK);
+  s = cf_test_next_result (bus, 10 * GST_SECOND);
+  fail_unless (s != NULL, "no message");
+  fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+  fail_unless (gst_structure_get_uint64 (s, "stream-time", &st));
+  fail_unless (gst_structure_get_uint64 (s, "running-time", &rt));
+  fail_unless_equals_uint64 (ts, GST_BUFFER_PTS (frame));
+  fail_unless_equals_uint64 (st, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_uint64 (rt, GST_CLOCK_TIME_NONE);
+  check_counts (s, frame, &info, &whole, 256, 1, "bytes segment");
+  gst_structure_free (s);
+  gst_buffer_unref (frame);
+  cf_test_free_harness (h, bus);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_short_buffer)
 {
   GstBus *bus;
@@ -462,6 +500,7 @@ cudahist_suite (void)
   tcase_add_test (tc, test_no_messages);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_meta);
+  tcase_add_test (tc, test_bytes_segment);
   tcase_add_test (tc, test_short_buffer);
   return s;
 }

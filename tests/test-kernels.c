@@ -483,19 +483,19 @@ region_planes_clear (RegionPlanes * rp)
   }
 }
 
+/* The counts of planes given in host memory (`host`) and device memory
+ * (`dev`, the same samples), by both entry points, against the CPU's. */
 static void
-run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
-    gint rw, gint rh, PitchMode mode, Content content, const gchar * what)
+check_hist_planes (const CfSamplePlane * host, const CfSamplePlane * dev,
+    gint n_planes, const gchar * what)
 {
-  RegionPlanes rp;
   const gsize n_counts = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
   guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
   guint32 *d_counts;
   void *ws;
   gint p, run;
 
-  region_planes_init (&rp, spec, n_planes, rx, ry, rw, rh, mode, content);
-  cf_ref_hist_planes (rp.host, n_planes, want);
+  cf_ref_hist_planes (host, n_planes, want);
 
   CUDA_OK (cudaMalloc ((void **) &d_counts, n_counts * 4));
   CUDA_OK (cudaMalloc (&ws, cf_hist_workspace_bytes ()));
@@ -504,7 +504,7 @@ run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
     CfError err;
 
     CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
-    err = cf_hist_planes (rp.dev, n_planes, d_counts, ws, NULL);
+    err = cf_hist_planes (dev, n_planes, d_counts, ws, NULL);
     fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
     CUDA_OK (cudaDeviceSynchronize ());
     CUDA_OK (cudaMemcpy (got, d_counts, n_counts * 4, cudaMemcpyDeviceToHost));
@@ -518,21 +518,22 @@ run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
    * zeroed, the second poisoned until the first launch zeroes it */
   {
     const gsize sums_bytes = cf_hist_sums_bytes ();
-    guint8 *sums, *host = g_malloc (sums_bytes);
+    guint8 *sums, *sums_host = g_malloc (sums_bytes);
 
     CUDA_OK (cudaMalloc ((void **) &sums, 2 * sums_bytes));
     CUDA_OK (cudaMemset (sums, 0, sums_bytes));
     CUDA_OK (cudaMemset (sums + sums_bytes, POISON, sums_bytes));
     for (run = 0; run < 2; run++) {
       guint8 *mine = sums + (run % 2) * sums_bytes;
-      CfError err = cf_hist_planes_add (rp.dev, n_planes, mine,
+      CfError err = cf_hist_planes_add (dev, n_planes, mine,
           sums + ((run + 1) % 2) * sums_bytes, NULL);
 
       fail_unless (err == 0, "%s: add launch: %s", what, cf_error_name (err));
       CUDA_OK (cudaDeviceSynchronize ());
-      CUDA_OK (cudaMemcpy (host, mine, sums_bytes, cudaMemcpyDeviceToHost));
+      CUDA_OK (cudaMemcpy (sums_host, mine, sums_bytes,
+              cudaMemcpyDeviceToHost));
       memset (got, POISON, n_counts * 4);
-      cf_hist_sums_counts (host, got);
+      cf_hist_sums_counts (sums_host, got);
       for (p = 0; p < (gint) n_counts; p++) {
         fail_unless (got[p] == want[p], "%s, add run %d: channel %d value %d: "
             "GPU counts %u, CPU %u", what, run, p / CF_HIST_BINS,
@@ -540,13 +541,23 @@ run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
       }
     }
     CUDA_OK (cudaFree (sums));
-    g_free (host);
+    g_free (sums_host);
   }
-  region_planes_clear (&rp);
   CUDA_OK (cudaFree (d_counts));
   CUDA_OK (cudaFree (ws));
   g_free (want);
   g_free (got);
+}
+
+static void
+run_hist_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
+    gint rw, gint rh, PitchMode mode, Content content, const gchar * what)
+{
+  RegionPlanes rp;
+
+  region_planes_init (&rp, spec, n_planes, rx, ry, rw, rh, mode, content);
+  check_hist_planes (rp.host, rp.dev, n_planes, what);
+  region_planes_clear (&rp);
 }
 
 static const HistPlaneSpec hist_rgba = { 0, 0, 4, {0, 1, 2, 3} };
@@ -719,6 +730,25 @@ check_hist_shapes (void)
       "hist region 5x0");
   run_hist_case (&rgba, 0, 0, 0, 0, 0, PITCH_PADDED, CONTENT_RANDOM,
       "hist no planes");
+  /* an empty 3-byte plane before a tight 1080p RGBA one, which a launch
+   * of the 32-bit counters cuts as one run (every warp 2 items, not 3):
+   * the empty plane may not choose the kernel */
+  {
+    RegionPlanes rp;
+    CfSamplePlane host[2] = { {NULL, 0, 0, 0, 3, {0, 1, 2, -1}
+        }
+    }, dev[2];
+
+    rgba.w = 1920;
+    rgba.h = 1080;
+    region_planes_init (&rp, &rgba, 1, 0, 0, 1920, 1080, PITCH_TIGHT,
+        CONTENT_RANDOM);
+    host[1] = rp.host[0];
+    dev[0] = host[0];
+    dev[1] = rp.dev[0];
+    check_hist_planes (host, dev, 2, "hist an empty 3-byte plane, then RGBA");
+    region_planes_clear (&rp);
+  }
 }
 
 GST_START_TEST (test_hist_shapes)
@@ -960,8 +990,9 @@ GST_START_TEST (test_sum_equals_reference)
   /* tall and wide: many tiles per block, 16-bit sums near their limit */
   run_sum_layouts (3, 4000, PITCH_TIGHT, CONTENT_SOLID);
   run_sum_layouts (3840, 2160, PITCH_TIGHT, CONTENT_RANDOM);
-  /* more tiles than one wave of blocks may count (3401 tiles of 64 rows;
-   * an H100's 264 blocks take 12 at most): the launch takes whole waves */
+  /* more tiles than one wave of blocks may count, 12 tiles a block at
+   * most (3401 tiles of 64 rows; an H100 holds 264 blocks): the launch
+   * takes two waves of blocks */
   run_sum_layouts (3, 64 * 3400 + 7, PITCH_PADDED, CONTENT_SOLID);
 }
 
@@ -1054,6 +1085,15 @@ GST_START_TEST (test_invalid_arguments)
     fail_if (cf_hist_planes_add (&ok, 1, NULL, NULL, NULL) == 0);
     fail_if (cf_hist_planes_add (&ok, 1, ws, ws, NULL) == 0);
     fail_if (cf_hist_planes_add (&bad, 1, ws, NULL, NULL) == 0);
+    /* a buffer to zero that overlaps the sums, or is not word-aligned */
+    fail_if (cf_hist_planes_add (&ok, 1, ws, (guint8 *) ws + 64, NULL) == 0);
+    fail_if (cf_hist_planes_add (&ok, 1, (guint8 *) ws + 64, ws, NULL) == 0);
+    fail_if (cf_hist_planes_add (&ok, 1, ws, (guint8 *) counts + 2, NULL) == 0);
+    /* a row too long for the kernel's int offsets (2^31 - 4 bytes) */
+    bad = ok;
+    bad.width = 536870911;
+    bad.height = 1;
+    fail_if (cf_hist_planes (&bad, 1, counts, ws, NULL) == 0);
     CUDA_OK (cudaDeviceSynchronize ());
     CUDA_OK (cudaFree (counts));
     CUDA_OK (cudaFree (ws));
@@ -1080,6 +1120,11 @@ GST_START_TEST (test_invalid_arguments)
     /* the sums: none, zeroing themselves, or not whole words, refused */
     fail_if (cf_sum_planes_add (&ok, 1, &key, NULL, NULL, 0, NULL) == 0);
     fail_if (cf_sum_planes_add (&ok, 1, &key, ws, ws, 64, NULL) == 0);
+    /* a buffer to zero that overlaps the sums */
+    fail_if (cf_sum_planes_add (&ok, 1, &key, ws, (guint8 *) ws + 64, 64,
+            NULL) == 0);
+    fail_if (cf_sum_planes_add (&ok, 1, &key, (guint8 *) ws + 64, ws, 128,
+            NULL) == 0);
     fail_if (cf_sum_planes_add (&ok, 1, &key, ws, rows, 6, NULL) == 0);
     fail_if (cf_sum_planes_add (&ok, 1, &key, ws, NULL, 64, NULL) == 0);
     fail_if (cf_sum_planes_add (&ok, 1, &key, (guint8 *) ws + 4, NULL, 0,
