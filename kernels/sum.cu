@@ -30,6 +30,10 @@
  * workspace, so a frame is one launch.  Min is kept as the max of 255 - v
  * so that a zeroed workspace is the starting point of every total.
  *
+ * The statistics alone, added into a caller's sums (cf_sum_planes_add),
+ * of planes of whole aligned rows have a kernel of their own:
+ * statistics_kernel, many short-lived blocks over runs of vectors.
+ *
  * CPU reference: sum-reference.c, the same results. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
@@ -98,6 +102,9 @@ struct PlaneArgs
   int tile_rows;                /* tiles down the plane */
   bool vectors;                 /* base and pitch multiples of 16 */
   int channel[4];               /* byte of a pixel -> channel, or -1 */
+  int first_block;              /* statistics_kernel: the plane's first */
+  uint64_t row_of_vector;       /* statistics_kernel: 2^64 / (row_bytes / 16),
+                                 * rounded up */
 };
 
 struct LaunchArgs
@@ -121,6 +128,7 @@ struct LaunchArgs
   bool publish;
   uint32_t *zero_next;          /* words the launch zeroes, or null */
   size_t zero_words;
+  int blocks;                   /* statistics_kernel: blocks with vectors */
 };
 
 struct Workspace
@@ -1094,6 +1102,132 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
   }
 }
 
+/* The statistics alone, without a last block (cf_sum_planes_add), of
+ * planes of 1, 2 or 4 bytes a pixel whose rows are whole aligned 16-byte
+ * vectors: each plane is one run of vectors, row after row, and a block
+ * takes kRunVectors * kThreads consecutive ones (32 KB), thread i the
+ * vectors i, i + kThreads, ..., all loaded before any is counted; as many
+ * blocks as that makes, which the GPU hands to its SMs as they free up,
+ * where the wave of persistent blocks above keeps a tile in flight a
+ * block while it counts another.  On the H100 this took 1080p NV12 from
+ * 8.0 to 6.3-6.5 us, 4K NV12 from 10.9 to 9.8 and 1080p RGBA from 8.9 to
+ * 8.3-8.5; 4K RGBA stayed at 16.9 (docs/notes.md, cudasum v8). */
+constexpr int kRunVectors = 8;
+/* 16-bit lane sums: kRunVectors vectors of 4 words, 255 each at most */
+static_assert (kRunVectors * 4 * 255 < 65536, "16-bit lane sums overflow");
+
+template < int BPP > __device__ __forceinline__ void
+statistics_of_run (const PlaneArgs & pl, Workspace * ws, BlockShared & sh)
+{
+  const int vectors_per_row = pl.row_bytes / 16;
+  const long long total = (long long) vectors_per_row * pl.rows;
+  const long long first = (long long) (blockIdx.x - pl.first_block) *
+      kThreads * kRunVectors + threadIdx.x;
+  uint4 v[kRunVectors];
+#pragma unroll
+  for (int u = 0; u < kRunVectors; u++) {
+    const long long i = first + (long long) u * kThreads;
+    v[u] = make_uint4 (0, 0, 0, 0);
+    if (i < total) {
+      /* exact for i < 2^31 (the launch checks) */
+      const int y = (int) __umul64hi ((uint64_t) i, pl.row_of_vector);
+      const int x = (int) i - y * vectors_per_row;
+      v[u] = __ldg (reinterpret_cast < const uint4 * >(pl.data +
+              (size_t) y * pl.pitch) + x);
+    }
+  }
+  WordAcc wa;
+  word_acc_init (wa);
+#pragma unroll
+  for (int u = 0; u < kRunVectors; u++) {
+    const uint32_t w[4] = { v[u].x, v[u].y, v[u].z, v[u].w };
+    /* a vector past the plane: zeros for the sums, none for the minima */
+    const uint32_t missing = first + (long long) u * kThreads < total ?
+        0u : 0xffffffffu;
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      word_acc_add < BPP > (wa, w[j], w[j] | missing);
+    if constexpr (BPP == 4) {
+      word_acc_add_pair (wa, w[0], w[1]);
+      word_acc_add_pair (wa, w[2], w[3]);
+    }
+  }
+  Totals t;
+  totals_init (t);
+  word_acc_fold_sums < BPP > (wa, t);
+  word_acc_fold_rest < BPP > (wa, t);
+  add_block_totals < BPP > (pl, t, ws, sh);
+}
+
+/* ONLY: the bytes a pixel of every plane, or 0 for planes of 1, 2 and 4
+ * in one launch (NV12, I420).  The kernel for 4-byte planes alone has 64
+ * registers and 4 blocks an SM; with every layout's code in it, 72 and
+ * 3, which made 4K RGBA 18.1 us instead of 16.9 on the H100. */
+template < int ONLY > __global__ void
+__launch_bounds__ (kThreads, 3)
+statistics_kernel (LaunchArgs args, Workspace * __restrict__ ws)
+{
+  __shared__ BlockShared sh;
+
+  cf_grid_zero_words (args.zero_next, args.zero_words);
+  if ((int) blockIdx.x >= args.blocks)
+    return;                     /* the one block of an empty region */
+  int p = 0;
+  while (p + 1 < args.n_planes && (int) blockIdx.x >=
+      args.plane[p + 1].first_block)
+    p++;
+  const PlaneArgs & pl = args.plane[p];
+  if constexpr (ONLY != 0) {
+    statistics_of_run < ONLY > (pl, ws, sh);
+  } else {
+    switch (pl.bpp) {
+      case 1:
+        statistics_of_run < 1 > (pl, ws, sh);
+        break;
+      case 2:
+        statistics_of_run < 2 > (pl, ws, sh);
+        break;
+      default:
+        statistics_of_run < 4 > (pl, ws, sh);
+        break;
+    }
+  }
+}
+
+/* Launches statistics_kernel where the planes allow it (the statistics
+ * alone, added into sums, every plane of whole aligned vectors and not 3
+ * bytes a pixel); false where not, and nothing is launched. */
+bool
+launch_statistics_runs (LaunchArgs & args, Workspace * sums, CfStream stream)
+{
+  long long vectors = 0, blocks = 0;
+  bool all4 = true;
+  for (int p = 0; p < args.n_planes; p++) {
+    const PlaneArgs & pl = args.plane[p];
+    if (pl.bpp == 3 || (pl.rows > 0 && (!pl.vectors || pl.row_bytes % 16)))
+      return false;
+    vectors += (long long) (pl.row_bytes / 16) * pl.rows;
+    all4 = all4 && pl.bpp == 4;
+  }
+  if (vectors >= INT32_MAX / 2)
+    return false;
+  for (int p = 0; p < args.n_planes; p++) {
+    PlaneArgs & pl = args.plane[p];
+    const long long n = (long long) (pl.row_bytes / 16) * pl.rows;
+    pl.first_block = (int) blocks;
+    pl.row_of_vector = pl.row_bytes >= 16 ?
+        UINT64_MAX / (uint64_t) (pl.row_bytes / 16) + 1 : 0;
+    blocks += (n + kRunVectors * kThreads - 1) / (kRunVectors * kThreads);
+  }
+  args.blocks = (int) blocks;
+  const int grid = blocks > 0 ? (int) blocks : 1;
+  if (all4 && args.n_planes > 0)
+    statistics_kernel < 4 > <<< grid, kThreads, 0, stream >>> (args, sums);
+  else
+    statistics_kernel < 0 > <<< grid, kThreads, 0, stream >>> (args, sums);
+  return true;
+}
+
 typedef void (*SumKernel) (LaunchArgs, Workspace *, int);
 
 template < unsigned K > SumKernel
@@ -1281,6 +1415,13 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
   args.key_width = n_planes > 0 ? planes[0].width : 0;
   args.key_height = ws_max_height;
 
+  cf_forget_earlier_errors ();
+  /* the statistics alone into the caller's sums: statistics_kernel, where
+   * the planes allow it */
+  if (k == 0 && !publish && launch_statistics_runs (args,
+          (Workspace *) workspace, stream))
+    return cudaGetLastError ();
+
   /* One wave of blocks, each walking every gridDim.x-th tile; more blocks
    * only where a block would count more than kMaxTilesPerBlock tiles of a
    * plane, and then whole waves of them, so that no SM is left with a
@@ -1289,7 +1430,6 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
    * at least one, which publishes zeros for an empty region. */
   int resident = 0;
   cudaError_t err;
-  cf_forget_earlier_errors ();
   const int key_bpp = k ? planes[0].bytes_per_pixel : 0;
   if ((err = resident_blocks (k, key_bpp, &resident)) != cudaSuccess)
     return err;
