@@ -104,7 +104,8 @@ struct PlaneArgs
   int channel[4];               /* byte of a pixel -> channel, or -1 */
   int first_block;              /* statistics_kernel: the plane's first */
   uint64_t row_of_vector;       /* statistics_kernel: 2^64 / (row_bytes / 16),
-                                 * rounded up */
+                                 * rounded up (row_bytes >= 32: for 16, 2^64
+                                 * itself would not fit) */
 };
 
 struct LaunchArgs
@@ -1195,8 +1196,9 @@ statistics_kernel (LaunchArgs args, Workspace * __restrict__ ws)
 }
 
 /* Launches statistics_kernel where the planes allow it (the statistics
- * alone, added into sums, every plane of whole aligned vectors and not 3
- * bytes a pixel); false where not, and nothing is launched. */
+ * alone, added into sums, every plane of rows of 2 or more whole aligned
+ * vectors, row_of_vector's condition, and not 3 bytes a pixel); false
+ * where not, and nothing is launched. */
 bool
 launch_statistics_runs (LaunchArgs & args, Workspace * sums, CfStream stream)
 {
@@ -1204,7 +1206,8 @@ launch_statistics_runs (LaunchArgs & args, Workspace * sums, CfStream stream)
   bool all4 = true;
   for (int p = 0; p < args.n_planes; p++) {
     const PlaneArgs & pl = args.plane[p];
-    if (pl.bpp == 3 || (pl.rows > 0 && (!pl.vectors || pl.row_bytes % 16)))
+    if (pl.bpp == 3 || (pl.rows > 0 && (!pl.vectors || pl.row_bytes % 16
+                || pl.row_bytes < 32)))
       return false;
     vectors += (long long) (pl.row_bytes / 16) * pl.rows;
     all4 = all4 && pl.bpp == 4;
@@ -1215,7 +1218,7 @@ launch_statistics_runs (LaunchArgs & args, Workspace * sums, CfStream stream)
     PlaneArgs & pl = args.plane[p];
     const long long n = (long long) (pl.row_bytes / 16) * pl.rows;
     pl.first_block = (int) blocks;
-    pl.row_of_vector = pl.row_bytes >= 16 ?
+    pl.row_of_vector = pl.row_bytes >= 32 ?
         UINT64_MAX / (uint64_t) (pl.row_bytes / 16) + 1 : 0;
     blocks += (n + kRunVectors * kThreads - 1) / (kRunVectors * kThreads);
   }

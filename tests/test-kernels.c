@@ -987,6 +987,12 @@ GST_START_TEST (test_sum_equals_reference)
     run_sum_layouts (1921, 1081, PITCH_PADDED, content);
     run_sum_layouts (17, 5, PITCH_MISALIGNED, content);
   }
+  /* rows of 1 and 2 aligned vectors (RGBA 4 and 8 pixels wide, GRAY8 16
+   * and 32), the narrowest the statistics' runs of vectors take or not */
+  run_sum_layouts (4, 301, PITCH_PADDED, CONTENT_RANDOM);
+  run_sum_layouts (8, 301, PITCH_TIGHT, CONTENT_RANDOM);
+  run_sum_layouts (16, 301, PITCH_PADDED, CONTENT_RANDOM);
+  run_sum_layouts (32, 301, PITCH_TIGHT, CONTENT_RANDOM);
   /* tall and wide: many tiles per block, 16-bit sums near their limit */
   run_sum_layouts (3, 4000, PITCH_TIGHT, CONTENT_SOLID);
   run_sum_layouts (3840, 2160, PITCH_TIGHT, CONTENT_RANDOM);
