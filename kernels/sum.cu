@@ -1111,8 +1111,8 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
  * blocks as that makes, which the GPU hands to its SMs as they free up,
  * where the wave of persistent blocks above keeps a tile in flight a
  * block while it counts another.  On the H100 this took 1080p NV12 from
- * 8.0 to 6.3-6.5 us, 4K NV12 from 10.9 to 9.8 and 1080p RGBA from 8.9 to
- * 8.3-8.5; 4K RGBA stayed at 16.9 (docs/notes.md, cudasum v8). */
+ * 8.2 to 6.5-6.7 us, 4K NV12 from 11.1 to 9.8-9.9, 1080p RGBA from 9.0 to
+ * 8.4-8.6 and 4K RGBA from 17.1 to 16.8-16.9 (docs/notes.md, cudasum v8). */
 constexpr int kRunVectors = 8;
 /* 16-bit lane sums: kRunVectors vectors of 4 words, 255 each at most */
 static_assert (kRunVectors * 4 * 255 < 65536, "16-bit lane sums overflow");
