@@ -38,6 +38,8 @@
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
+#include <type_traits>
+
 namespace {
 
 constexpr int kWarps = 8;
@@ -557,14 +559,24 @@ count_row (const LaunchArgs & args, bool keyed,
   }
 }
 
-/* A block's shared memory: its warps' column sums of the key, then each
- * warp's totals (sums, squares, 255 - min, max by position, black, diff). */
+/* A block's shared memory: each warp's totals (sums, squares, 255 - min,
+ * max by position, black, diff), and with profiles its warps' column sums
+ * of the key.  Kernels without profiles declare the totals alone (0.6 KB
+ * rather than 17): 16 KB a block that nothing used made the experiment's
+ * statistics kernel 1.3 us slower at 4K RGBA on an H100 at 2 blocks an
+ * SM, though not at 4 (docs/notes.md, cudasum v9). */
 constexpr int kTotals = 18;
-struct BlockShared
+struct SharedTotals
 {
-  uint32_t columns[kWarps * 32 * kMaxChunkPixels];
   uint32_t totals[kWarps][kTotals];
 };
+struct BlockShared:SharedTotals
+{
+  uint32_t columns[kWarps * 32 * kMaxChunkPixels];
+};
+template < unsigned K > using SharedOf =
+    typename std::conditional < (K & kProfiles) != 0, BlockShared,
+    SharedTotals >::type;
 
 /* Where this thread's chunk of a tile lies. */
 struct Spot
@@ -839,13 +851,14 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
  * thread per total over the warps, and one atomic each.  The u32 warp
  * totals cannot overflow: a thread counts kRowsPerWarp * 16 samples of a
  * position per tile, and at most kMaxTilesPerBlock tiles. */
-template < int BPP > __device__ __forceinline__ void
+template < int BPP, bool AFTER_PLANE = true > __device__ __forceinline__ void
 add_block_totals (const PlaneArgs & pl, const Totals & t, Workspace * ws,
-    BlockShared & sh)
+    SharedTotals & sh)
 {
   constexpr int NP = positions < BPP > ();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads ();             /* the previous plane's totals are read */
+  if constexpr (AFTER_PLANE)
+    __syncthreads ();           /* the previous plane's totals are read */
 #pragma unroll
   for (int p = 0; p < NP; p++) {
     uint32_t s = warp_add (t.sum[p]);
@@ -916,7 +929,7 @@ zero_rows (uint32_t (&w)[kRowsPerWarp][chunk_bytes < BPP > () / 4])
  * were slower: 4K GRAY8 16.1 us against 14.8 on an H100.) */
 template < int BPP, unsigned K > __device__ void
 count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
-    Workspace * ws, uint32_t * ws_columns, BlockShared & sh)
+    Workspace * ws, uint32_t * ws_columns, SharedOf < K > &sh)
 {
   constexpr int WORDS = chunk_bytes < BPP > () / 4;
   const bool keyed = K != 0 && key_plane;
@@ -988,7 +1001,7 @@ count_plane (const LaunchArgs & args, const PlaneArgs & pl, bool key_plane,
 /* A plane without key features, of any bytes per pixel. */
 __device__ __forceinline__ void
 count_plain_plane (const LaunchArgs & args, const PlaneArgs & pl,
-    Workspace * ws, uint32_t * ws_columns, BlockShared & sh)
+    Workspace * ws, uint32_t * ws_columns, SharedTotals & sh)
 {
   switch (pl.bpp) {
     case 1:
@@ -1015,7 +1028,7 @@ template < unsigned K, int KEY_BPP > __global__ void
 __launch_bounds__ (kThreads, 2)
 sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
 {
-  __shared__ BlockShared sh;
+  __shared__ SharedOf < K > sh;
   uint32_t *ws_columns = ws_rows (ws) + ws_max_height;
 
   cf_grid_zero_words (args.zero_next, args.zero_words);
@@ -1112,38 +1125,57 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
  * where the wave of persistent blocks above keeps a tile in flight a
  * block while it counts another.  On the H100 this took 1080p NV12 from
  * 8.2 to 6.5-6.7 us, 4K NV12 from 11.1 to 9.8-9.9, 1080p RGBA from 9.0 to
- * 8.4-8.6 and 4K RGBA from 17.1 to 16.8-16.9 (docs/notes.md, cudasum v8). */
+ * 8.4-8.6 and 4K RGBA from 17.1 to 16.8-16.9 (docs/notes.md, cudasum v8);
+ * tight planes read without a row a vector and whole blocks without a
+ * check a vector took 4K RGBA to 16.3-16.4 and 1080p to 8.3-8.4
+ * (cudasum v9). */
 constexpr int kRunVectors = 8;
 /* 16-bit lane sums: kRunVectors vectors of 4 words, 255 each at most */
 static_assert (kRunVectors * 4 * 255 < 65536, "16-bit lane sums overflow");
 
-template < int BPP > __device__ __forceinline__ void
-statistics_of_run (const PlaneArgs & pl, Workspace * ws, BlockShared & sh)
+/* Loads a thread's vectors of its block's run: with CHECKED, those in the
+ * plane (the others zero); FLAT: a tight plane, vector i at data + 16 i,
+ * where otherwise each vector's row comes from a multiply-high.  Plain
+ * loads: __ldg was 1 us slower at 4K RGBA in the experiment's kernel. */
+template < bool FLAT, bool CHECKED > __device__ __forceinline__ void
+load_run (const PlaneArgs & pl, int first, int total,
+    uint4 (&v)[kRunVectors])
 {
-  const int vectors_per_row = pl.row_bytes / 16;
-  const long long total = (long long) vectors_per_row * pl.rows;
-  const long long first = (long long) (blockIdx.x - pl.first_block) *
-      kThreads * kRunVectors + threadIdx.x;
-  uint4 v[kRunVectors];
+  if constexpr (FLAT) {
+    const uint4 *src = reinterpret_cast < const uint4 * >(pl.data) + first;
 #pragma unroll
-  for (int u = 0; u < kRunVectors; u++) {
-    const long long i = first + (long long) u * kThreads;
-    v[u] = make_uint4 (0, 0, 0, 0);
-    if (i < total) {
-      /* exact for i < 2^31 (the launch checks) */
-      const int y = (int) __umul64hi ((uint64_t) i, pl.row_of_vector);
-      const int x = (int) i - y * vectors_per_row;
-      v[u] = __ldg (reinterpret_cast < const uint4 * >(pl.data +
-              (size_t) y * pl.pitch) + x);
+    for (int u = 0; u < kRunVectors; u++)
+      v[u] = !CHECKED || first + u * kThreads < total ? src[u * kThreads] :
+          make_uint4 (0, 0, 0, 0);
+  } else {
+    const int vectors_per_row = pl.row_bytes / 16;
+#pragma unroll
+    for (int u = 0; u < kRunVectors; u++) {
+      const int i = first + u * kThreads;
+      v[u] = make_uint4 (0, 0, 0, 0);
+      if (!CHECKED || i < total) {
+        /* exact for i < 2^31 (the launch checks) */
+        const int y = (int) __umul64hi ((uint64_t) i, pl.row_of_vector);
+        const int x = i - y * vectors_per_row;
+        v[u] = reinterpret_cast < const uint4 * >(pl.data +
+            (size_t) y * pl.pitch)[x];
+      }
     }
   }
+}
+
+template < int BPP, bool FLAT, bool CHECKED > __device__ __forceinline__ void
+count_run (const PlaneArgs & pl, int first, int total, Totals & t)
+{
+  uint4 v[kRunVectors];
+  load_run < FLAT, CHECKED > (pl, first, total, v);
   WordAcc wa;
   word_acc_init (wa);
 #pragma unroll
   for (int u = 0; u < kRunVectors; u++) {
     const uint32_t w[4] = { v[u].x, v[u].y, v[u].z, v[u].w };
     /* a vector past the plane: zeros for the sums, none for the minima */
-    const uint32_t missing = first + (long long) u * kThreads < total ?
+    const uint32_t missing = !CHECKED || first + u * kThreads < total ?
         0u : 0xffffffffu;
 #pragma unroll
     for (int j = 0; j < 4; j++)
@@ -1153,46 +1185,86 @@ statistics_of_run (const PlaneArgs & pl, Workspace * ws, BlockShared & sh)
       word_acc_add_pair (wa, w[2], w[3]);
     }
   }
-  Totals t;
   totals_init (t);
   word_acc_fold_sums < BPP > (wa, t);
   word_acc_fold_rest < BPP > (wa, t);
-  add_block_totals < BPP > (pl, t, ws, sh);
+}
+
+/* A block's run of a plane.  A block whose vectors all lie in a tight
+ * plane (all but a plane's last) takes them without a check each.  Each
+ * case loads and counts in one branch: with the loads of both cases in
+ * one if/else and the counting in another, 4K RGBA took 16.8-16.9 us
+ * rather than 16.2-16.4. */
+template < int BPP, bool FLAT > __device__ __forceinline__ void
+statistics_of_run (const PlaneArgs & pl, Workspace * ws, SharedTotals & sh)
+{
+  const int total = pl.row_bytes / 16 * pl.rows;
+  const int block_first = ((int) blockIdx.x - pl.first_block) * kThreads *
+      kRunVectors;
+  const int first = block_first + (int) threadIdx.x;
+  Totals t;
+  if (FLAT && block_first + kThreads * kRunVectors <= total)
+    count_run < BPP, FLAT, false > (pl, first, total, t);
+  else
+    count_run < BPP, FLAT, true > (pl, first, total, t);
+  /* a block counts one plane: no barrier before its totals */
+  add_block_totals < BPP, false > (pl, t, ws, sh);
 }
 
 /* ONLY: the bytes a pixel of every plane, or 0 for planes of 1, 2 and 4
- * in one launch (NV12, I420).  The kernel for 4-byte planes alone has 64
- * registers and 4 blocks an SM; with every layout's code in it, 72 and
- * 3, which made 4K RGBA 18.1 us instead of 16.9 on the H100. */
-template < int ONLY > __global__ void
-__launch_bounds__ (kThreads, 3)
+ * in one launch (NV12, I420); FLAT: every plane tight.  With every
+ * layout's code in one kernel, 4K RGBA took 18.1 us instead of 16.9 on the
+ * H100.  At most 64 registers (no spills), 4 blocks an SM. */
+template < int ONLY, bool FLAT > __global__ void
+__launch_bounds__ (kThreads, 4)
 statistics_kernel (LaunchArgs args, Workspace * __restrict__ ws)
 {
-  __shared__ BlockShared sh;
+  __shared__ SharedTotals sh;
 
   cf_grid_zero_words (args.zero_next, args.zero_words);
   if ((int) blockIdx.x >= args.blocks)
     return;                     /* the one block of an empty region */
+  if constexpr (ONLY != 0) {
+    /* one plane: its arguments at fixed offsets rather than indexed
+     * (bench/experiments/stats-pieces.cu, 4K RGBA with padded rows:
+     * 16.3-16.4 us against 16.9-17.0) */
+    if (args.n_planes == 1) {
+      statistics_of_run < ONLY, FLAT > (args.plane[0], ws, sh);
+      return;
+    }
+  }
   int p = 0;
   while (p + 1 < args.n_planes && (int) blockIdx.x >=
       args.plane[p + 1].first_block)
     p++;
   const PlaneArgs & pl = args.plane[p];
   if constexpr (ONLY != 0) {
-    statistics_of_run < ONLY > (pl, ws, sh);
+    statistics_of_run < ONLY, FLAT > (pl, ws, sh);
   } else {
     switch (pl.bpp) {
       case 1:
-        statistics_of_run < 1 > (pl, ws, sh);
+        statistics_of_run < 1, FLAT > (pl, ws, sh);
         break;
       case 2:
-        statistics_of_run < 2 > (pl, ws, sh);
+        statistics_of_run < 2, FLAT > (pl, ws, sh);
         break;
       default:
-        statistics_of_run < 4 > (pl, ws, sh);
+        statistics_of_run < 4, FLAT > (pl, ws, sh);
         break;
     }
   }
+}
+
+template < int ONLY > void
+launch_statistics_kernel (bool flat, int grid, const LaunchArgs & args,
+    Workspace * sums, CfStream stream)
+{
+  if (flat)
+    statistics_kernel < ONLY, true > <<< grid, kThreads, 0, stream >>> (args,
+        sums);
+  else
+    statistics_kernel < ONLY, false > <<< grid, kThreads, 0, stream >>> (args,
+        sums);
 }
 
 /* Launches statistics_kernel where the planes allow it (the statistics
@@ -1203,7 +1275,7 @@ bool
 launch_statistics_runs (LaunchArgs & args, Workspace * sums, CfStream stream)
 {
   long long vectors = 0, blocks = 0;
-  bool all4 = true;
+  bool all4 = args.n_planes > 0, flat = true;
   for (int p = 0; p < args.n_planes; p++) {
     const PlaneArgs & pl = args.plane[p];
     if (pl.bpp == 3 || (pl.rows > 0 && (!pl.vectors || pl.row_bytes % 16
@@ -1211,6 +1283,7 @@ launch_statistics_runs (LaunchArgs & args, Workspace * sums, CfStream stream)
       return false;
     vectors += (long long) (pl.row_bytes / 16) * pl.rows;
     all4 = all4 && pl.bpp == 4;
+    flat = flat && (pl.rows <= 1 || pl.pitch == (size_t) pl.row_bytes);
   }
   if (vectors >= INT32_MAX / 2)
     return false;
@@ -1224,10 +1297,10 @@ launch_statistics_runs (LaunchArgs & args, Workspace * sums, CfStream stream)
   }
   args.blocks = (int) blocks;
   const int grid = blocks > 0 ? (int) blocks : 1;
-  if (all4 && args.n_planes > 0)
-    statistics_kernel < 4 > <<< grid, kThreads, 0, stream >>> (args, sums);
+  if (all4)
+    launch_statistics_kernel < 4 > (flat, grid, args, sums, stream);
   else
-    statistics_kernel < 0 > <<< grid, kThreads, 0, stream >>> (args, sums);
+    launch_statistics_kernel < 0 > (flat, grid, args, sums, stream);
   return true;
 }
 
