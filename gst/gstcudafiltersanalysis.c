@@ -276,15 +276,26 @@ take_interval_message (GstCudaFiltersAnalysis * self)
 }
 
 /* Adds a finished frame to the interval; returns the message when that
- * ends the interval.  Called with the lock. */
+ * ends the interval.  A frame that starts before the interval does (a
+ * timestamp gone back without a flush) first ends the interval summed so
+ * far, whose message goes to @closed, and starts the next.  Called with
+ * the lock. */
 static GstMessage *
-add_frame (GstCudaFiltersAnalysis * self, Pending * p)
+add_frame (GstCudaFiltersAnalysis * self, Pending * p, GstMessage ** closed)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
   GstCudaFiltersAnalysisClass *klass =
       GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
   guint64 interval;
 
+  *closed = NULL;
+  if (priv->frames > 0 && GST_CLOCK_TIME_IS_VALID (p->pts) &&
+      GST_CLOCK_TIME_IS_VALID (priv->start_pts) && p->pts < priv->start_pts) {
+    GST_DEBUG_OBJECT (self, "timestamp %" GST_TIME_FORMAT " before the "
+        "interval's start %" GST_TIME_FORMAT ": the interval ends",
+        GST_TIME_ARGS (p->pts), GST_TIME_ARGS (priv->start_pts));
+    *closed = take_interval_message (self);
+  }
   if (priv->frames == 0) {
     priv->start_pts = p->pts;
     priv->start_stream_time = p->stream_time;
@@ -303,9 +314,10 @@ add_frame (GstCudaFiltersAnalysis * self, Pending * p)
   interval = priv->interval;
   GST_OBJECT_UNLOCK (self);
 
-  /* without times an interval cannot be measured: every frame is posted */
+  /* without times an interval cannot be measured: every frame is posted.
+   * (end >= start_pts: a frame before the start began a new interval) */
   if (interval == 0 || !GST_CLOCK_TIME_IS_VALID (priv->start_pts) ||
-      !GST_CLOCK_TIME_IS_VALID (priv->end) ||
+      !GST_CLOCK_TIME_IS_VALID (priv->end) || priv->end < priv->start_pts ||
       priv->end - priv->start_pts >= interval)
     return take_interval_message (self);
   return NULL;
@@ -377,7 +389,7 @@ worker_loop (gpointer data)
   g_mutex_lock (&priv->lock);
   for (;;) {
     Pending *p;
-    GstMessage *msg = NULL;
+    GstMessage *msg = NULL, *closed = NULL;
     CfError err, failed = 0;
 
     while (!priv->quit && g_queue_is_empty (&priv->queue))
@@ -396,10 +408,12 @@ worker_loop (gpointer data)
       if (priv->error == 0)
         priv->error = failed = err;
     } else if (p->generation == priv->generation && priv->error == 0) {
-      msg = add_frame (self, p);
+      msg = add_frame (self, p, &closed);
     }
     g_mutex_unlock (&priv->lock);
 
+    if (closed)
+      gst_element_post_message (GST_ELEMENT (self), closed);
     if (msg)
       gst_element_post_message (GST_ELEMENT (self), msg);
     if (failed != 0)

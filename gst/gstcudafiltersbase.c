@@ -721,19 +721,24 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
 
-  if (klass->set_info && !klass->set_info (self, &in_info, &out_info))
+  /* what was sized by the old caps (staging frames, the subclass's
+   * buffers) is freed with the context current, and reallocated on the
+   * next frame; without the context it could be neither freed nor kept */
+  if (!gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current to apply new caps."),
+        ("caps %" GST_PTR_FORMAT, incaps));
     return FALSE;
-
-  /* staging frames are sized by the caps: reallocate on the next frame */
-  {
-    gboolean pushed = gst_cuda_context_push (priv->context);
-    if (pushed && klass->release)
-      klass->release (self);
-    staging_free (&priv->upload, pushed);
-    staging_free (&priv->download, pushed);
-    if (pushed)
-      gst_cuda_context_pop (NULL);
   }
+  if (klass->set_info && !klass->set_info (self, &in_info, &out_info)) {
+    gst_cuda_context_pop (NULL);
+    return FALSE;
+  }
+  if (klass->release)
+    klass->release (self);
+  staging_free (&priv->upload, TRUE);
+  staging_free (&priv->download, TRUE);
+  gst_cuda_context_pop (NULL);
 
   priv->in_info = in_info;
   priv->out_info = out_info;

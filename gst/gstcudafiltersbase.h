@@ -40,7 +40,7 @@ typedef struct
 /**
  * GstCudaFiltersBaseClass:
  * @set_info: the caps changed; both infos are those of the new caps.
- *   Optional.
+ *   Called with the context current, before release().  Optional.
  * @process: run the element's kernels on one frame.  Called with the
  *   element's CUDA context current; launch on @stream and do not wait for
  *   it: the base class synchronises once after the download.  @out is NULL

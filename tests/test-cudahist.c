@@ -2,9 +2,9 @@
  * memory types against counts made here directly from the frame (odd
  * sizes, padded strides, random, solid and gradient frames, every bins
  * value kind and regions of interest); the message's fields and times with
- * and without an interval; the partial interval at EOS; a flush; no
- * message with post-messages=false; the meta; frames passed through
- * untouched. */
+ * and without an interval; the partial interval at EOS; a timestamp going
+ * back; a flush; no message with post-messages=false; the meta; frames
+ * passed through untouched. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
@@ -332,6 +332,44 @@ GST_START_TEST (test_interval_and_eos)
 
 GST_END_TEST;
 
+/* A timestamp that goes back without a flush ends the interval summed so
+ * far, and its frame starts the next. */
+GST_START_TEST (test_timestamp_back)
+{
+  static const Roi whole = { 0, 0, 0, 0 };
+  static const guint order[] = { 5, 6, 7, 2, 3 };
+  GstBus *bus;
+  GstHarness *h = timed_harness ("cudahist interval=1000000000", &bus);
+  GstVideoInfo info;
+  GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
+      FRAME_RANDOM);
+  GstStructure *s;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (i = 0; i < G_N_ELEMENTS (order); i++)
+    fail_unless_equals_int (gst_harness_push (h, timed_frame (order[i],
+                frame)), GST_FLOW_OK);
+  s = cf_test_next_result (bus, 10 * GST_SECOND);
+  fail_unless (s != NULL, "no message when the timestamp went back");
+  check_times (s, 5, 3);
+  check_counts (s, frame, &info, &whole, 256, 3, "before going back");
+  gst_structure_free (s);
+  fail_unless (cf_test_next_result (bus, 100 * GST_MSECOND) == NULL,
+      "the interval after going back was posted before EOS");
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  s = cf_test_next_result (bus, 0);
+  fail_unless (s != NULL, "no message for the interval at EOS");
+  check_times (s, 2, 2);
+  check_counts (s, frame, &info, &whole, 256, 2, "after going back");
+  gst_structure_free (s);
+  fail_unless (cf_test_next_result (bus, 0) == NULL);
+  gst_buffer_unref (frame);
+  cf_test_free_harness (h, bus);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_no_messages)
 {
   GstBus *bus;
@@ -497,6 +535,7 @@ cudahist_suite (void)
   tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_messages_every_frame);
   tcase_add_test (tc, test_interval_and_eos);
+  tcase_add_test (tc, test_timestamp_back);
   tcase_add_test (tc, test_no_messages);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_meta);
