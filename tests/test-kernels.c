@@ -514,8 +514,10 @@ check_hist_planes (const CfSamplePlane * host, const CfSamplePlane * dev,
           p % CF_HIST_BINS, got[p], want[p]);
     }
   }
-  /* cf_hist_planes_add, taking turns between two buffers: the first
-   * zeroed, the second poisoned until the first launch zeroes it */
+  /* cf_hist_planes_add three times, taking turns between two buffers:
+   * the first zeroed, the second poisoned until the first launch zeroes
+   * it; the third launch adds into the first buffer again, which the
+   * second zeroed after the first had added into it */
   {
     const gsize sums_bytes = cf_hist_sums_bytes ();
     guint8 *sums, *sums_host = g_malloc (sums_bytes);
@@ -523,7 +525,7 @@ check_hist_planes (const CfSamplePlane * host, const CfSamplePlane * dev,
     CUDA_OK (cudaMalloc ((void **) &sums, 2 * sums_bytes));
     CUDA_OK (cudaMemset (sums, 0, sums_bytes));
     CUDA_OK (cudaMemset (sums + sums_bytes, POISON, sums_bytes));
-    for (run = 0; run < 2; run++) {
+    for (run = 0; run < 3; run++) {
       guint8 *mine = sums + (run % 2) * sums_bytes;
       CfError err = cf_hist_planes_add (dev, n_planes, mine,
           sums + ((run + 1) % 2) * sums_bytes, NULL);
@@ -816,9 +818,10 @@ key_weights (const HistPlaneSpec * sp, guint32 weights[4])
 /* cf_sum_planes against cf_ref_sum_planes with @flags: the statistics,
  * profiles and kept keys over poisoned outputs, twice on one workspace
  * (the second run compares with the keys the first kept, so with DIFF its
- * difference is 0); then cf_sum_planes_add twice, taking turns between two
- * buffers (the first zeroed, the second poisoned until the first launch
- * zeroes it). */
+ * difference is 0); then cf_sum_planes_add three times, taking turns
+ * between two buffers (the first zeroed, the second poisoned until the
+ * first launch zeroes it; the third adds into the first again, which the
+ * second zeroed after the first had added into it). */
 static void
 run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
     gint rw, gint rh, PitchMode mode, Content content, unsigned flags,
@@ -863,7 +866,7 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
   key.black_threshold = 24 + g_rand_int_range (rand_, 0, 100);
   key.previous_pitch = prev_pitch;
 
-  for (run = 0; run < 4; run++) {
+  for (run = 0; run < 5; run++) {
     const gboolean add = run >= 2;
     CfError err;
 
