@@ -1191,7 +1191,8 @@ count_run (const PlaneArgs & pl, int first, int total, Totals & t)
 }
 
 /* A block's run of a plane.  A block whose vectors all lie in a tight
- * plane (all but a plane's last) takes them without a check each.  Each
+ * plane (every block but a plane's partial last one) takes them without a
+ * check each.  Each
  * case loads and counts in one branch: with the loads of both cases in
  * one if/else and the counting in another, 4K RGBA took 16.8-16.9 us
  * rather than 16.2-16.4. */
@@ -1212,9 +1213,10 @@ statistics_of_run (const PlaneArgs & pl, Workspace * ws, SharedTotals & sh)
 }
 
 /* ONLY: the bytes a pixel of every plane, or 0 for planes of 1, 2 and 4
- * in one launch (NV12, I420); FLAT: every plane tight.  With every
- * layout's code in one kernel, 4K RGBA took 18.1 us instead of 16.9 on the
- * H100.  At most 64 registers (no spills), 4 blocks an SM. */
+ * in one launch (NV12, I420); FLAT: every plane tight.  In v8, with every
+ * layout's code in one kernel (72 registers, 3 blocks an SM), 4K RGBA
+ * took 18.1 us instead of 16.9 on the H100.  Now each kernel fits 64
+ * registers without spills: 4 blocks an SM. */
 template < int ONLY, bool FLAT > __global__ void
 __launch_bounds__ (kThreads, 4)
 statistics_kernel (LaunchArgs args, Workspace * __restrict__ ws)

@@ -996,9 +996,16 @@ GST_START_TEST (test_sum_equals_reference)
   run_sum_layouts (8, 301, PITCH_TIGHT, CONTENT_RANDOM);
   run_sum_layouts (16, 301, PITCH_PADDED, CONTENT_RANDOM);
   run_sum_layouts (32, 301, PITCH_TIGHT, CONTENT_RANDOM);
-  /* tall and wide: many tiles per block, 16-bit sums near their limit */
+  /* tall and wide: many tiles per block, 16-bit sums near their limit;
+   * padded, the statistics' runs find each vector's row across many
+   * blocks and planes */
   run_sum_layouts (3, 4000, PITCH_TIGHT, CONTENT_SOLID);
   run_sum_layouts (3840, 2160, PITCH_TIGHT, CONTENT_RANDOM);
+  run_sum_layouts (3840, 2160, PITCH_PADDED, CONTENT_RANDOM);
+  /* planes of exactly whole blocks of the statistics' runs (2048 vectors:
+   * RGBA 512 x 16 tight, one padded row of RGBA 8192) */
+  run_sum_layouts (512, 16, PITCH_TIGHT, CONTENT_RANDOM);
+  run_sum_layouts (8192, 1, PITCH_PADDED, CONTENT_RANDOM);
   /* more tiles than one wave of blocks may count, 12 tiles a block at
    * most (3401 tiles of 64 rows; an H100 holds 264 blocks): the launch
    * takes two waves of blocks */
