@@ -1228,7 +1228,7 @@ statistics_kernel (LaunchArgs args, Workspace * __restrict__ ws)
     return;                     /* the one block of an empty region */
   if constexpr (ONLY != 0) {
     /* one plane: its arguments at fixed offsets rather than indexed
-     * (bench/experiments/stats-pieces.cu, 4K RGBA with padded rows:
+     * (`stats-stream pieces` in bench/experiments, 4K RGBA with padded rows:
      * 16.3-16.4 us against 16.9-17.0) */
     if (args.n_planes == 1) {
       statistics_of_run < ONLY, FLAT > (args.plane[0], ws, sh);
