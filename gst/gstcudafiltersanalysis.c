@@ -25,7 +25,8 @@
  *   order.  The frame's buffer is held until the GPU has read it.  At most
  *   %MAX_IN_FLIGHT frames are in flight; the next one waits for a slot;
  * - `interval`, `post-messages` and the message's time fields; at EOS the
- *   partial interval is posted, on flush what is pending is dropped;
+ *   partial interval is posted, on flush what is pending is dropped and
+ *   no message of a frame before FLUSH_STOP is posted after it;
  * - `attach-meta`: the frame waits for its own result, which is attached to
  *   it before it is pushed.
  */
@@ -104,6 +105,14 @@ typedef struct
   Pending *current;
   /* with attach-meta: the frame waiting for its meta in transform_ip() */
   Pending *meta_frame;
+
+  /* Held by the worker from checking a frame's generation until its
+   * messages are posted, and by FLUSH_STOP to bump the generation: once
+   * FLUSH_STOP has been handled, no message of a frame before it can
+   * follow (the ordering `level` gets from posting under the stream lock).
+   * Taken before `lock`; recursive, so that a bus sync handler that
+   * flushes from the worker's own thread does not deadlock. */
+  GRecMutex post_lock;
 
   /* everything below is under lock */
   GMutex lock;
@@ -401,6 +410,7 @@ worker_loop (gpointer data)
 
     err = wait_for_gpu (priv, p);
 
+    g_rec_mutex_lock (&priv->post_lock);
     g_mutex_lock (&priv->lock);
     if (err != 0) {
       GST_WARNING_OBJECT (self, "frame's results failed: %s",
@@ -416,6 +426,7 @@ worker_loop (gpointer data)
       gst_element_post_message (GST_ELEMENT (self), closed);
     if (msg)
       gst_element_post_message (GST_ELEMENT (self), msg);
+    g_rec_mutex_unlock (&priv->post_lock);
     if (failed != 0)
       post_results_error (self, failed);
 
@@ -443,16 +454,19 @@ drain (GstCudaFiltersAnalysis * self)
   g_mutex_unlock (&priv->lock);
 }
 
-/* Results of frames in flight are no longer wanted (flush, stop). */
+/* Results of frames in flight are no longer wanted (flush, stop).  Waits
+ * for a message being posted (see post_lock). */
 static void
 drop_pending (GstCudaFiltersAnalysis * self)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
 
+  g_rec_mutex_lock (&priv->post_lock);
   g_mutex_lock (&priv->lock);
   priv->generation++;
   reset_interval (priv);
   g_mutex_unlock (&priv->lock);
+  g_rec_mutex_unlock (&priv->post_lock);
 }
 
 /* Posts the partial interval, after every frame in flight is in it. */
@@ -993,6 +1007,7 @@ gst_cuda_filters_analysis_finalize (GObject * object)
 
   g_free (priv->total);
   g_mutex_clear (&priv->lock);
+  g_rec_mutex_clear (&priv->post_lock);
   g_cond_clear (&priv->cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1109,6 +1124,7 @@ gst_cuda_filters_analysis_init (GstCudaFiltersAnalysis * self)
   priv->interval = DEFAULT_INTERVAL;
   priv->attach_meta = DEFAULT_ATTACH_META;
   g_mutex_init (&priv->lock);
+  g_rec_mutex_init (&priv->post_lock);
   g_cond_init (&priv->cond);
   g_queue_init (&priv->queue);
   reset_interval (priv);

@@ -426,6 +426,127 @@ GST_START_TEST (test_flush)
 
 GST_END_TEST;
 
+/* A gate in the bus's sync handler, which runs in the thread that posts:
+ * the element's results thread holds a message there until the test opens
+ * the gate, while another thread flushes.  `order` records what happened
+ * first. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  GstHarness *h;
+  gboolean in_post, open, flush_pushed;
+  gchar order[4];
+  guint n_order;
+} PostGate;
+
+/* with the lock */
+static void
+gate_record (PostGate * g, gchar what)
+{
+  if (g->n_order < sizeof (g->order) - 1)
+    g->order[g->n_order++] = what;
+}
+
+static GstBusSyncReply
+gate_sync_handler (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  PostGate *g = data;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
+    return GST_BUS_PASS;
+  g_mutex_lock (&g->lock);
+  g->in_post = TRUE;
+  g_cond_broadcast (&g->cond);
+  while (!g->open)
+    g_cond_wait (&g->cond, &g->lock);
+  gate_record (g, 'm');
+  g_mutex_unlock (&g->lock);
+  return GST_BUS_PASS;
+}
+
+static gpointer
+flush_from_thread (gpointer data)
+{
+  PostGate *g = data;
+  /* (checked by the test's thread: check's failures belong there) */
+  gboolean pushed = gst_harness_push_event (g->h,
+      gst_event_new_flush_start ());
+
+  pushed &= gst_harness_push_event (g->h, gst_event_new_flush_stop (TRUE));
+  g_mutex_lock (&g->lock);
+  gate_record (g, 'f');
+  g->flush_pushed = pushed;
+  g_mutex_unlock (&g->lock);
+  return NULL;
+}
+
+/* A flush that arrives while a frame's message is being posted waits for
+ * it: no message of a frame before FLUSH_STOP comes after it. */
+GST_START_TEST (test_flush_while_posting)
+{
+  GstBus *bus;
+  GstHarness *h = timed_harness ("cudahist", &bus);
+  GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
+      FRAME_RANDOM);
+  PostGate gate = { 0 };
+  GstSegment segment;
+  GThread *flusher;
+  GstStructure *s;
+  gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  gate.h = h;
+  gst_bus_set_sync_handler (bus, gate_sync_handler, &gate, NULL);
+
+  fail_unless_equals_int (gst_harness_push (h, timed_frame (0, frame)),
+      GST_FLOW_OK);
+  g_mutex_lock (&gate.lock);
+  while (!gate.in_post)
+    fail_unless (g_cond_wait_until (&gate.cond, &gate.lock, deadline),
+        "frame 0's message was never posted");
+  g_mutex_unlock (&gate.lock);
+
+  /* the flush starts while the message waits at the gate; given time, it
+   * would finish first if nothing held it */
+  flusher = g_thread_new ("flusher", flush_from_thread, &gate);
+  g_usleep (200 * 1000);
+  g_mutex_lock (&gate.lock);
+  gate.open = TRUE;
+  g_cond_broadcast (&gate.cond);
+  g_mutex_unlock (&gate.lock);
+  g_thread_join (flusher);
+  fail_unless (gate.flush_pushed);
+  fail_unless_equals_string (gate.order, "mf");
+
+  /* the frame before the flush has its message, the one after it its own */
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.base = 10 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (gst_harness_push (h, timed_frame (3, frame)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  s = cf_test_next_result (bus, 0);
+  fail_unless (s != NULL);
+  check_times (s, 0, 1);
+  gst_structure_free (s);
+  s = cf_test_next_result (bus, 0);
+  fail_unless (s != NULL);
+  check_times (s, 3, 1);
+  gst_structure_free (s);
+  fail_unless (cf_test_next_result (bus, 0) == NULL);
+  fail_unless_equals_string (gate.order, "mfm");
+
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_buffer_unref (frame);
+  cf_test_free_harness (h, bus);
+  g_cond_clear (&gate.cond);
+  g_mutex_clear (&gate.lock);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_meta)
 {
   static const Roi part = { 2, 3, 20, 10 };
@@ -538,6 +659,7 @@ cudahist_suite (void)
   tcase_add_test (tc, test_timestamp_back);
   tcase_add_test (tc, test_no_messages);
   tcase_add_test (tc, test_flush);
+  tcase_add_test (tc, test_flush_while_posting);
   tcase_add_test (tc, test_meta);
   tcase_add_test (tc, test_bytes_segment);
   tcase_add_test (tc, test_short_buffer);
