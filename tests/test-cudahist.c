@@ -370,6 +370,52 @@ GST_START_TEST (test_timestamp_back)
 
 GST_END_TEST;
 
+/* One frame both ends the interval before it (its timestamp went back) and
+ * fills an interval of its own (it lasts longer than `interval`): two
+ * messages from one frame, the earlier interval's first. */
+GST_START_TEST (test_timestamp_back_whole_interval)
+{
+  static const Roi whole = { 0, 0, 0, 0 };
+  GstBus *bus;
+  GstHarness *h = timed_harness ("cudahist interval=500000000", &bus);
+  GstVideoInfo info;
+  GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
+      FRAME_RANDOM);
+  GstBuffer *long_frame;
+  GstStructure *s;
+  guint64 ts, dur;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (i = 5; i < 8; i++)
+    fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
+        GST_FLOW_OK);
+  long_frame = timed_frame (2, frame);
+  GST_BUFFER_DURATION (long_frame) = GST_SECOND;
+  fail_unless_equals_int (gst_harness_push (h, long_frame), GST_FLOW_OK);
+
+  s = cf_test_next_result (bus, 10 * GST_SECOND);
+  fail_unless (s != NULL, "no message when the timestamp went back");
+  check_times (s, 5, 3);
+  check_counts (s, frame, &info, &whole, 256, 3, "before going back");
+  gst_structure_free (s);
+  s = cf_test_next_result (bus, 10 * GST_SECOND);
+  fail_unless (s != NULL, "no message for the frame that went back");
+  fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+  fail_unless (gst_structure_get_uint64 (s, "duration", &dur));
+  fail_unless_equals_uint64 (ts, gst_util_uint64_scale (2, GST_SECOND, 30));
+  fail_unless_equals_uint64 (dur, GST_SECOND);
+  check_counts (s, frame, &info, &whole, 256, 1, "the long frame");
+  gst_structure_free (s);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (cf_test_next_result (bus, 0) == NULL,
+      "a message at EOS for an interval already posted");
+  gst_buffer_unref (frame);
+  cf_test_free_harness (h, bus);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_no_messages)
 {
   GstBus *bus;
@@ -657,6 +703,7 @@ cudahist_suite (void)
   tcase_add_test (tc, test_messages_every_frame);
   tcase_add_test (tc, test_interval_and_eos);
   tcase_add_test (tc, test_timestamp_back);
+  tcase_add_test (tc, test_timestamp_back_whole_interval);
   tcase_add_test (tc, test_no_messages);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_flush_while_posting);
