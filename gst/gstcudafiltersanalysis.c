@@ -26,7 +26,7 @@
  *   %MAX_IN_FLIGHT frames are in flight; the next one waits for a slot;
  * - `interval`, `post-messages` and the message's time fields; at EOS the
  *   partial interval is posted, on flush what is pending is dropped and
- *   no message of a frame before FLUSH_STOP is posted after it;
+ *   no result message of a frame before FLUSH_STOP is posted after it;
  * - `attach-meta`: the frame waits for its own result, which is attached to
  *   it before it is pushed.
  */
@@ -108,10 +108,13 @@ typedef struct
 
   /* Held by the worker from checking a frame's generation until its
    * messages are posted, and by FLUSH_STOP to bump the generation: once
-   * FLUSH_STOP has been handled, no message of a frame before it can
-   * follow (the ordering `level` gets from posting under the stream lock).
-   * Taken before `lock`; recursive, so that a bus sync handler that
-   * flushes from the worker's own thread does not deadlock. */
+   * FLUSH_STOP has been handled, no result message of a frame before it
+   * can follow (the ordering `level` gets from posting under the stream
+   * lock).  So a bus sync handler, which runs on the worker's thread
+   * while a message is posted, must not wait for a thread that flushes.
+   * Taken before `lock`; recursive, so that a sync handler that flushes
+   * from the worker's own thread does not deadlock (the message it is
+   * handling then reaches the bus after that flush). */
   GRecMutex post_lock;
 
   /* everything below is under lock */
@@ -422,8 +425,15 @@ worker_loop (gpointer data)
     }
     g_mutex_unlock (&priv->lock);
 
-    if (closed)
+    if (closed) {
       gst_element_post_message (GST_ELEMENT (self), closed);
+      /* a bus sync handler may have flushed from this thread meanwhile
+       * (post_lock is recursive): then msg is of a frame before it */
+      g_mutex_lock (&priv->lock);
+      if (msg && p->generation != priv->generation)
+        gst_clear_message (&msg);
+      g_mutex_unlock (&priv->lock);
+    }
     if (msg)
       gst_element_post_message (GST_ELEMENT (self), msg);
     g_rec_mutex_unlock (&priv->post_lock);

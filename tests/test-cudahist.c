@@ -481,7 +481,7 @@ typedef struct
   GMutex lock;
   GCond cond;
   GstHarness *h;
-  gboolean in_post, open, flush_pushed;
+  gboolean in_post, open, flush_stop_seen, flush_pushed;
   gchar order[4];
   guint n_order;
 } PostGate;
@@ -511,6 +511,22 @@ gate_sync_handler (GstBus * bus, GstMessage * msg, gpointer data)
   return GST_BUS_PASS;
 }
 
+/* FLUSH_STOP reaching the element's sink pad, before the element handles
+ * it */
+static GstPadProbeReturn
+gate_flush_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  PostGate *g = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
+    g_mutex_lock (&g->lock);
+    g->flush_stop_seen = TRUE;
+    g_cond_broadcast (&g->cond);
+    g_mutex_unlock (&g->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 static gpointer
 flush_from_thread (gpointer data)
 {
@@ -535,36 +551,56 @@ GST_START_TEST (test_flush_while_posting)
   GstHarness *h = timed_harness ("cudahist", &bus);
   GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
       FRAME_RANDOM);
-  PostGate gate = { 0 };
+  /* on the heap: should a check fail, the results thread may still be
+   * at the gate */
+  PostGate *gate = g_new0 (PostGate, 1);
+  GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
   GstSegment segment;
   GThread *flusher;
   GstStructure *s;
+  gchar order[sizeof (gate->order)];
+  gboolean seen;
   gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
 
-  g_mutex_init (&gate.lock);
-  g_cond_init (&gate.cond);
-  gate.h = h;
-  gst_bus_set_sync_handler (bus, gate_sync_handler, &gate, NULL);
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  gate->h = h;
+  gst_bus_set_sync_handler (bus, gate_sync_handler, gate, NULL);
+  fail_unless (sinkpad != NULL);
+  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      gate_flush_probe, gate, NULL);
 
   fail_unless_equals_int (gst_harness_push (h, timed_frame (0, frame)),
       GST_FLOW_OK);
-  g_mutex_lock (&gate.lock);
-  while (!gate.in_post)
-    fail_unless (g_cond_wait_until (&gate.cond, &gate.lock, deadline),
-        "frame 0's message was never posted");
-  g_mutex_unlock (&gate.lock);
+  g_mutex_lock (&gate->lock);
+  while (!gate->in_post && g_cond_wait_until (&gate->cond, &gate->lock,
+          deadline));
+  seen = gate->in_post;
+  g_mutex_unlock (&gate->lock);
+  fail_unless (seen, "frame 0's message was never posted");
 
-  /* the flush starts while the message waits at the gate; given time, it
-   * would finish first if nothing held it */
-  flusher = g_thread_new ("flusher", flush_from_thread, &gate);
-  g_usleep (200 * 1000);
-  g_mutex_lock (&gate.lock);
-  gate.open = TRUE;
-  g_cond_broadcast (&gate.cond);
-  g_mutex_unlock (&gate.lock);
+  /* the flush starts while the message waits at the gate; once FLUSH_STOP
+   * has reached the element, and a while after, the gate opens: had
+   * nothing held the flush, it would have finished by then */
+  flusher = g_thread_new ("flusher", flush_from_thread, gate);
+  g_mutex_lock (&gate->lock);
+  while (!gate->flush_stop_seen && g_cond_wait_until (&gate->cond,
+          &gate->lock, deadline));
+  seen = gate->flush_stop_seen;
+  g_mutex_unlock (&gate->lock);
+  if (seen)
+    g_usleep (100 * 1000);
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
   g_thread_join (flusher);
-  fail_unless (gate.flush_pushed);
-  fail_unless_equals_string (gate.order, "mf");
+  fail_unless (seen, "FLUSH_STOP never reached the element");
+  fail_unless (gate->flush_pushed);
+  g_mutex_lock (&gate->lock);
+  memcpy (order, gate->order, sizeof (order));
+  g_mutex_unlock (&gate->lock);
+  fail_unless_equals_string (order, "mf");
 
   /* the frame before the flush has its message, the one after it its own */
   gst_segment_init (&segment, GST_FORMAT_TIME);
@@ -582,13 +618,18 @@ GST_START_TEST (test_flush_while_posting)
   check_times (s, 3, 1);
   gst_structure_free (s);
   fail_unless (cf_test_next_result (bus, 0) == NULL);
-  fail_unless_equals_string (gate.order, "mfm");
+  g_mutex_lock (&gate->lock);
+  memcpy (order, gate->order, sizeof (order));
+  g_mutex_unlock (&gate->lock);
+  fail_unless_equals_string (order, "mfm");
 
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (sinkpad);
   gst_buffer_unref (frame);
   cf_test_free_harness (h, bus);
-  g_cond_clear (&gate.cond);
-  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate->cond);
+  g_mutex_clear (&gate->lock);
+  g_free (gate);
 }
 
 GST_END_TEST;
