@@ -263,16 +263,31 @@ check_times (const GstStructure * s, guint first_frame, guint frames)
   fail_unless_equals_uint64 (dur, end - start);
 }
 
-GST_START_TEST (test_messages_every_frame)
+/* The next message on @bus (waiting up to @timeout) sums the timed frames
+ * @first to @first + @frames - 1, each with the counts of @frame (RGBA 64 x
+ * 48, the whole frame, 256 bins). */
+static void
+expect_timed_message (GstBus * bus, GstClockTime timeout, GstBuffer * frame,
+    guint first, guint frames, const gchar * what)
 {
   static const Roi whole = { 0, 0, 0, 0 };
+  GstStructure *s = cf_test_next_result (bus, timeout);
+  GstVideoInfo info;
+
+  fail_unless (s != NULL, "%s: no message", what);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  check_times (s, first, frames);
+  check_counts (s, frame, &info, &whole, 256, frames, what);
+  gst_structure_free (s);
+}
+
+GST_START_TEST (test_messages_every_frame)
+{
   GstBus *bus;
   GstHarness *h = timed_harness ("cudahist", &bus);
-  GstVideoInfo info;
   GstBuffer *frames[12];
   guint i;
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
   for (i = 0; i < G_N_ELEMENTS (frames); i++) {
     frames[i] = timed_frame (i, NULL);
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (frames[i])),
@@ -280,11 +295,7 @@ GST_START_TEST (test_messages_every_frame)
   }
   /* in frame order, one each, with the frame's own counts and times */
   for (i = 0; i < G_N_ELEMENTS (frames); i++) {
-    GstStructure *s = cf_test_next_result (bus, 10 * GST_SECOND);
-    fail_unless (s != NULL, "no message for frame %u", i);
-    check_times (s, i, 1);
-    check_counts (s, frames[i], &info, &whole, 256, 1, "every frame");
-    gst_structure_free (s);
+    expect_timed_message (bus, 10 * GST_SECOND, frames[i], i, 1, "every frame");
     gst_buffer_unref (frames[i]);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
@@ -296,36 +307,23 @@ GST_END_TEST;
 
 GST_START_TEST (test_interval_and_eos)
 {
-  static const Roi whole = { 0, 0, 0, 0 };
   GstBus *bus;
   /* 0.1 s: three frames of 1/30 s each */
   GstHarness *h = timed_harness ("cudahist interval=100000000", &bus);
-  GstVideoInfo info;
   GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
       FRAME_RANDOM);
-  GstStructure *s;
   guint i;
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
   for (i = 0; i < 10; i++)
     fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
         GST_FLOW_OK);
-  for (i = 0; i < 3; i++) {
-    s = cf_test_next_result (bus, 10 * GST_SECOND);
-    fail_unless (s != NULL, "no message for interval %u", i);
-    check_times (s, 3 * i, 3);
-    check_counts (s, frame, &info, &whole, 256, 3, "interval");
-    gst_structure_free (s);
-  }
+  for (i = 0; i < 3; i++)
+    expect_timed_message (bus, 10 * GST_SECOND, frame, 3 * i, 3, "interval");
   fail_unless (cf_test_next_result (bus, 100 * GST_MSECOND) == NULL,
       "the partial interval was posted before EOS");
   /* EOS posts the last, partial interval before it goes on */
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  s = cf_test_next_result (bus, 0);
-  fail_unless (s != NULL, "no message for the partial interval at EOS");
-  check_times (s, 9, 1);
-  check_counts (s, frame, &info, &whole, 256, 1, "partial interval");
-  gst_structure_free (s);
+  expect_timed_message (bus, 0, frame, 9, 1, "partial interval at EOS");
   gst_buffer_unref (frame);
   cf_test_free_harness (h, bus);
 }
@@ -336,33 +334,21 @@ GST_END_TEST;
  * far, and its frame starts the next. */
 GST_START_TEST (test_timestamp_back)
 {
-  static const Roi whole = { 0, 0, 0, 0 };
   static const guint order[] = { 5, 6, 7, 2, 3 };
   GstBus *bus;
   GstHarness *h = timed_harness ("cudahist interval=1000000000", &bus);
-  GstVideoInfo info;
   GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
       FRAME_RANDOM);
-  GstStructure *s;
   guint i;
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
   for (i = 0; i < G_N_ELEMENTS (order); i++)
     fail_unless_equals_int (gst_harness_push (h, timed_frame (order[i],
                 frame)), GST_FLOW_OK);
-  s = cf_test_next_result (bus, 10 * GST_SECOND);
-  fail_unless (s != NULL, "no message when the timestamp went back");
-  check_times (s, 5, 3);
-  check_counts (s, frame, &info, &whole, 256, 3, "before going back");
-  gst_structure_free (s);
+  expect_timed_message (bus, 10 * GST_SECOND, frame, 5, 3, "before going back");
   fail_unless (cf_test_next_result (bus, 100 * GST_MSECOND) == NULL,
       "the interval after going back was posted before EOS");
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  s = cf_test_next_result (bus, 0);
-  fail_unless (s != NULL, "no message for the interval at EOS");
-  check_times (s, 2, 2);
-  check_counts (s, frame, &info, &whole, 256, 2, "after going back");
-  gst_structure_free (s);
+  expect_timed_message (bus, 0, frame, 2, 2, "after going back, at EOS");
   fail_unless (cf_test_next_result (bus, 0) == NULL);
   gst_buffer_unref (frame);
   cf_test_free_harness (h, bus);
@@ -394,11 +380,7 @@ GST_START_TEST (test_timestamp_back_whole_interval)
   GST_BUFFER_DURATION (long_frame) = GST_SECOND;
   fail_unless_equals_int (gst_harness_push (h, long_frame), GST_FLOW_OK);
 
-  s = cf_test_next_result (bus, 10 * GST_SECOND);
-  fail_unless (s != NULL, "no message when the timestamp went back");
-  check_times (s, 5, 3);
-  check_counts (s, frame, &info, &whole, 256, 3, "before going back");
-  gst_structure_free (s);
+  expect_timed_message (bus, 10 * GST_SECOND, frame, 5, 3, "before going back");
   s = cf_test_next_result (bus, 10 * GST_SECOND);
   fail_unless (s != NULL, "no message for the frame that went back");
   fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
@@ -436,17 +418,13 @@ GST_END_TEST;
 
 GST_START_TEST (test_flush)
 {
-  static const Roi whole = { 0, 0, 0, 0 };
   GstBus *bus;
   GstHarness *h = timed_harness ("cudahist interval=1000000000", &bus);
-  GstVideoInfo info;
   GstBuffer *frame = make_frame (GST_VIDEO_FORMAT_RGBA, 64, 48, 0,
       FRAME_RANDOM);
   GstSegment segment;
-  GstStructure *s;
   guint i;
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
   for (i = 0; i < 5; i++)
     fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
         GST_FLOW_OK);
@@ -460,11 +438,7 @@ GST_START_TEST (test_flush)
     fail_unless_equals_int (gst_harness_push (h, timed_frame (i, frame)),
         GST_FLOW_OK);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  s = cf_test_next_result (bus, 0);
-  fail_unless (s != NULL);
-  check_times (s, 0, 2);
-  check_counts (s, frame, &info, &whole, 256, 2, "after a flush");
-  gst_structure_free (s);
+  expect_timed_message (bus, 0, frame, 0, 2, "after a flush");
   fail_unless (cf_test_next_result (bus, 0) == NULL);
   gst_buffer_unref (frame);
   cf_test_free_harness (h, bus);
@@ -557,7 +531,6 @@ GST_START_TEST (test_flush_while_posting)
   GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
   GstSegment segment;
   GThread *flusher;
-  GstStructure *s;
   gchar order[sizeof (gate->order)];
   gboolean seen;
   gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
@@ -609,14 +582,8 @@ GST_START_TEST (test_flush_while_posting)
   fail_unless_equals_int (gst_harness_push (h, timed_frame (3, frame)),
       GST_FLOW_OK);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  s = cf_test_next_result (bus, 0);
-  fail_unless (s != NULL);
-  check_times (s, 0, 1);
-  gst_structure_free (s);
-  s = cf_test_next_result (bus, 0);
-  fail_unless (s != NULL);
-  check_times (s, 3, 1);
-  gst_structure_free (s);
+  expect_timed_message (bus, 0, frame, 0, 1, "the frame before the flush");
+  expect_timed_message (bus, 0, frame, 3, 1, "the frame after the flush");
   fail_unless (cf_test_next_result (bus, 0) == NULL);
   g_mutex_lock (&gate->lock);
   memcpy (order, gate->order, sizeof (order));
