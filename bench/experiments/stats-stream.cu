@@ -70,10 +70,11 @@ read4 (const uint4 * frame, size_t vectors, unsigned *out)
   }
 }
 
-/* U vectors a thread, strided by the block (coalesced) */
-template < int U, int COPIES, int MINB > __global__ void
-__launch_bounds__ (kT, MINB)
-stats (const uint4 * frame, size_t vectors, Out * out)
+/* A thread's statistics of its U vectors of the block's run, strided by
+ * the block (coalesced), with 64-bit indices: the experiment's lean
+ * counting, which `pieces` also times inside the plugin's pieces */
+template < int U > __device__ __forceinline__ void
+count_lean (const uint4 * frame, size_t vectors, Totals & t)
 {
   const size_t base = (size_t) blockIdx.x * kT * U + threadIdx.x;
   uint4 v[U];
@@ -98,10 +99,18 @@ stats (const uint4 * frame, size_t vectors, Out * out)
     word_acc_add_pair (wa, w[0], w[1]);
     word_acc_add_pair (wa, w[2], w[3]);
   }
-  Totals t;
   totals_init (t);
   word_acc_fold_sums < 4 > (wa, t);
   word_acc_fold_rest < 4 > (wa, t);
+}
+
+/* U vectors a thread, strided by the block (coalesced) */
+template < int U, int COPIES, int MINB > __global__ void
+__launch_bounds__ (kT, MINB)
+stats (const uint4 * frame, size_t vectors, Out * out)
+{
+  Totals t;
+  count_lean < U > (frame, vectors, t);
 
   __shared__ uint32_t sh[kT / 32][16];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -195,34 +204,8 @@ bis (LaunchArgs args, Workspace * ws)
   Totals t;
   if constexpr ((F & SIZET) != 0) {
     /* the experiment's own kernel: 64-bit indices */
-    const size_t base = (size_t) blockIdx.x * kT * U + threadIdx.x;
-    const size_t vectors = (size_t) total;
-    const uint4 *frame = reinterpret_cast < const uint4 * >(pl.data);
-    uint4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const size_t i = base + (size_t) u * kT;
-      v[u] = i < vectors ? frame[i] : make_uint4 (0, 0, 0, 0);
-    }
-    WordAcc wa;
-    word_acc_init (wa);
-    bool any[U];
-#pragma unroll
-    for (int u = 0; u < U; u++)
-      any[u] = base + (size_t) u * kT < vectors;
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const uint32_t w[4] = { v[u].x, v[u].y, v[u].z, v[u].w };
-      const uint32_t missing = any[u] ? 0u : 0xffffffffu;
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        word_acc_add < 4 > (wa, w[j], w[j] | missing);
-      word_acc_add_pair (wa, w[0], w[1]);
-      word_acc_add_pair (wa, w[2], w[3]);
-    }
-    totals_init (t);
-    word_acc_fold_sums < 4 > (wa, t);
-    word_acc_fold_rest < 4 > (wa, t);
+    count_lean < U > (reinterpret_cast < const uint4 * >(pl.data),
+        (size_t) total, t);
   } else if constexpr ((F & FAST) != 0) {
     const int block_first = ((int) blockIdx.x - pl.first_block) * kT * U;
     const uint4 *src = reinterpret_cast < const uint4 * >(pl.data) + first;
