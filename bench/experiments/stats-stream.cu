@@ -104,6 +104,45 @@ count_lean (const uint4 * frame, size_t vectors, Totals & t)
   word_acc_fold_rest < 4 > (wa, t);
 }
 
+/* A block's totals added to 4 sums, squares, inverted minima and maxima
+ * in global memory: warp shuffles, then one atomic a value (the lean
+ * kernel's end, lighter than the plugin's add_block_totals) */
+__device__ __forceinline__ void
+lean_block_totals (const Totals & t, unsigned long long *sum,
+    unsigned long long *sq, unsigned int *inv_min, unsigned int *max_)
+{
+  __shared__ uint32_t sh[kT / 32][16];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int c = 0; c < 4; c++) {
+    const uint32_t s = warp_add (t.sum[c]), q = warp_add (t.sq[c]);
+    const uint32_t mn = warp_min (t.mn[c]), mx = warp_max (t.mx[c]);
+    if (lane == 0) {
+      sh[warp][c] = s;
+      sh[warp][4 + c] = q;
+      sh[warp][8 + c] = 255 - mn;
+      sh[warp][12 + c] = mx;
+    }
+  }
+  __syncthreads ();
+  const int i = threadIdx.x;
+  if (i >= 16)
+    return;
+  if (i >= 8) {
+    uint32_t m = 0;
+#pragma unroll
+    for (int w = 0; w < kT / 32; w++)
+      m = max (m, sh[w][i]);
+    atomicMax (i < 12 ? &inv_min[i - 8] : &max_[i - 12], m);
+  } else {
+    unsigned long long s = 0;
+#pragma unroll
+    for (int w = 0; w < kT / 32; w++)
+      s += sh[w][i];
+    atomicAdd (i < 4 ? &sum[i] : &sq[i - 4], s);
+  }
+}
+
 /* U vectors a thread, strided by the block (coalesced) */
 template < int U, int COPIES, int MINB > __global__ void
 __launch_bounds__ (kT, MINB)
@@ -112,37 +151,8 @@ stats (const uint4 * frame, size_t vectors, Out * out)
   Totals t;
   count_lean < U > (frame, vectors, t);
 
-  __shared__ uint32_t sh[kT / 32][16];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-  for (int p = 0; p < 4; p++) {
-    const uint32_t s = warp_add (t.sum[p]), q = warp_add (t.sq[p]);
-    const uint32_t mn = warp_min (t.mn[p]), mx = warp_max (t.mx[p]);
-    if (lane == 0) {
-      sh[warp][p] = s;
-      sh[warp][4 + p] = q;
-      sh[warp][8 + p] = 255 - mn;
-      sh[warp][12 + p] = mx;
-    }
-  }
-  __syncthreads ();
-  const int i = threadIdx.x;
-  if (i >= 16)
-    return;
   Out *o = out + blockIdx.x % COPIES;
-  if (i >= 8) {
-    uint32_t m = 0;
-#pragma unroll
-    for (int w = 0; w < kT / 32; w++)
-      m = max (m, sh[w][i]);
-    atomicMax (i < 12 ? &o->inv_min[i - 8] : &o->max[i - 12], m);
-  } else {
-    unsigned long long s = 0;
-#pragma unroll
-    for (int w = 0; w < kT / 32; w++)
-      s += sh[w][i];
-    atomicAdd (i < 4 ? &o->sum[i] : &o->sq[i - 4], s);
-  }
+  lean_block_totals (t, o->sum, o->sq, o->inv_min, o->max);
 }
 
 /* U vectors a thread of a tight plane from src (thread's first), counted;
@@ -230,36 +240,7 @@ bis (LaunchArgs args, Workspace * ws)
         t.sum[0] = pad[(threadIdx.x + 1) & 255];
       }
     }
-    __shared__ uint32_t sh[kT / 32][16];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int c = 0; c < 4; c++) {
-      const uint32_t s = warp_add (t.sum[c]), q = warp_add (t.sq[c]);
-      const uint32_t mn = warp_min (t.mn[c]), mx = warp_max (t.mx[c]);
-      if (lane == 0) {
-        sh[warp][c] = s;
-        sh[warp][4 + c] = q;
-        sh[warp][8 + c] = 255 - mn;
-        sh[warp][12 + c] = mx;
-      }
-    }
-    __syncthreads ();
-    const int i = threadIdx.x;
-    if (i >= 16)
-      return;
-    if (i >= 8) {
-      uint32_t m = 0;
-#pragma unroll
-      for (int w = 0; w < kT / 32; w++)
-        m = max (m, sh[w][i]);
-      atomicMax (i < 12 ? &ws->inv_min[i - 8] : &ws->max[i - 12], m);
-    } else {
-      unsigned long long s = 0;
-#pragma unroll
-      for (int w = 0; w < kT / 32; w++)
-        s += sh[w][i];
-      atomicAdd (i < 4 ? &ws->sum[i] : &ws->sum_squares[i - 4], s);
-    }
+    lean_block_totals (t, ws->sum, ws->sum_squares, ws->inv_min, ws->max);
   }
 }
 
