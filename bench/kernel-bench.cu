@@ -1434,7 +1434,7 @@ all_cases (void)
     for (auto & s:kSizes) {
       std::vector < double >sigmas = { 1.0, 2.6, 5.0, 20.0 };
       if (fmt == &kRGBA && &s == &kSizes[2])
-        sigmas = { 1.0, 2.0, 2.6, 5.0, 10.0, 20.0 };
+        sigmas = { 1.0, 2.0, 2.6, 5.0, 10.0, 20.0, 50.0 };
       for (double sigma:sigmas) {
         char tail[16];
         std::snprintf (tail, sizeof tail, " s%.1f", sigma);

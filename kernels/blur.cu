@@ -1590,6 +1590,457 @@ __launch_bounds__ (kMmaThreads, 5)
   }
 }
 
+/* ---- radii 33 to 150 on the tensor cores: two passes ------------------ */
+
+/* Beyond radius 32 a fused step's band fragments and t ring no longer fit
+ * (at radius 150, 80 registers of fragments a filter and a 160 KB ring a
+ * 64-pixel strip), so the two filters run as two launches through the
+ * scratch plane, with the same products and the same arithmetic as the
+ * fused pass:
+ * - blur_wide_h_kernel: the horizontal products (bytes, 32-tap chunks),
+ *   written as t's halves (0x6400 + t + 2, see kTLowStart), channels
+ *   interleaved as in the frame;
+ * - blur_wide_v_kernel: the vertical products (halves, 16-tap chunks) down
+ *   strips of 64 values of the scratch plane, whose rows a ring in shared
+ *   memory holds, each read once a strip.
+ * Their band fragments live in shared memory, built once a block.  The
+ * products of a launch grow linearly with the radius; the bytes moved do
+ * not (the frame read once and written once, the plane written once and
+ * read once, plus the halos). */
+
+constexpr int kWideThreads = 128;
+constexpr int kWideHPx = 128;   /* output pixels of a horizontal item */
+constexpr int kWideStrip = 64;  /* values (bytes of output) of a vertical strip */
+
+/* A filter's halo (a multiple of 8, as mma_halo), its products, and what
+ * the horizontal item's input rows span (the last tile's chunks included):
+ * 112 + 32 chunks pixels, an odd number of 16-byte units, so that the 8
+ * rows an ldmatrix reads are on 8 different groups of banks. */
+struct WideGeometry
+{
+  int hx, chunks, span;         /* horizontal */
+  int hy, vchunks, ring;        /* vertical: ring rows, a window and a step */
+
+  __host__ __device__ explicit WideGeometry (const BlurArgs & a)
+  {
+    hx = mma_halo (a.rx);
+    chunks = (16 + 2 * hx + 31) / 32;
+    span = kWideHPx - 16 + 32 * chunks;
+    hy = mma_halo (a.ry);
+    vchunks = (16 + 2 * hy) / 16;
+    ring = 16 * vchunks + 16;
+  }
+  __host__ __device__ int h_frag_bytes () const
+  {
+    return chunks * 2 * 32 * 16;
+  }
+  template < int C > __host__ __device__ int h_smem () const
+  {
+    return h_frag_bytes () + C * 16 * span;
+  }
+  __host__ __device__ int v_frag_bytes () const
+  {
+    return vchunks * 32 * 16;
+  }
+  __host__ __device__ int v_smem () const
+  {
+    return v_frag_bytes () + ring * 2 * kWideStrip;
+  }
+};
+
+/* ldmatrix of 2 (B operands of a byte product) or 4 matrices, transposed
+ * (B operands of half products: lane l gets rows 2t, 2t + 1 of column g) */
+__device__ __forceinline__ void
+ldsm_x2 (uint32_t & r0, uint32_t & r1, const void *row)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+      : "=r" (r0), "=r" (r1)
+      : "r" ((uint32_t) __cvta_generic_to_shared (row)));
+#else
+  r0 = r1 = 0;
+#endif
+}
+
+__device__ __forceinline__ void
+ldsm_x4_trans (uint32_t (&r)[4], const void *row)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+      "{%0,%1,%2,%3}, [%4];\n"
+      : "=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3])
+      : "r" ((uint32_t) __cvta_generic_to_shared (row)));
+#else
+  r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+
+/* Four pixels of a row from pixel x on (a multiple of 4), one word per
+ * channel (byte i: pixel x + i), border rule applied: the C words at
+ * once where all four are in the frame on a row of aligned words. */
+template < int C > __device__ __forceinline__ void
+load_unit_words (const uint8_t * row, int x, int width, bool aligned,
+    const BlurArgs & a, uint32_t (&ch)[C])
+{
+  if (aligned && x >= 0 && x + 3 < width) {
+    const uint32_t *w = reinterpret_cast < const uint32_t * >(row + x * C);
+    uint4 u;
+    if constexpr (C == 4)
+      u = *reinterpret_cast < const uint4 * >(w);
+    else if constexpr (C == 2)
+      u = make_uint4 (w[0], w[1], 0, 0);
+    else if constexpr (C == 3)
+      u = make_uint4 (w[0], w[1], w[2], 0);
+    else
+      u = make_uint4 (w[0], 0, 0, 0);
+    deinterleave4 < C > (u, ch);
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    ch[c] = 0;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const int sx = border_index (x + i, width, a.border);
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      const uint32_t v = sx < 0 ? (uint32_t) a.border_value[c] :
+          row[sx * C + c];
+      ch[c] |= v << (8 * i);
+    }
+  }
+}
+
+/* Items of 16 rows x kWideHPx pixels, a block taking every gridDim-th.
+ * Warp w computes pixels 32 w .. 32 w + 31 of both 8-row groups, every
+ * channel: tiles of 16 pixels x 8 rows, NP positions (pixel group, row
+ * group) at a time, so that each fragment load serves 4 (3) tiles. */
+template < int C > __global__ void
+__launch_bounds__ (kWideThreads)
+    blur_wide_h_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
+    uint16_t * __restrict__ t_plane, size_t t_pitch, int width, int height,
+    const __grid_constant__ BlurArgs a)
+{
+  extern __shared__ __align__ (16) uint8_t wide_smem[];
+  const WideGeometry geo (a);
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  uint4 *frag = reinterpret_cast < uint4 * >(wide_smem);
+  uint8_t *planes = wide_smem + geo.h_frag_bytes ();
+
+  /* the weights, then this block's fragments of the band matrices: word j
+   * of lane l of chunk q, high bytes (part 0) or low (part 1), as
+   * band_fragments */
+  uint32_t *w = reinterpret_cast < uint32_t * >(planes);
+  for (int i = tid; i <= CF_BLUR_MAX_RADIUS; i += kWideThreads)
+    w[i] = i <= a.rx ? (uint32_t) a.wx[i] : 0;
+  __syncthreads ();
+  for (int i = tid; i < geo.chunks * 2 * 32 * 4; i += kWideThreads) {
+    const int j = i & 3, l = (i >> 2) & 31, part = (i >> 7) & 1, q = i >> 8;
+    const int m = (l >> 2) + (j & 1) * 8, kb = 4 * (l & 3) + (j >> 1) * 16;
+    uint32_t word = 0;
+    for (int b = 0; b < 4; b++) {
+      int d = 32 * q + kb + b - geo.hx - m;
+      d = d < 0 ? -d : d;
+      const uint32_t v = d <= a.rx ? w[d] : 0;
+      word |= (part ? v & 0xff : v >> 8) << (8 * b);
+    }
+    reinterpret_cast < uint32_t * >(frag)[i] = word;
+  }
+
+  const bool aligned = (((uintptr_t) src | src_pitch) % (C == 4 ? 16 : 4))
+      == 0;
+  const int units_per_row = geo.span / 4;
+  const int items_x = (width + kWideHPx - 1) / kWideHPx;
+  const long long items = (long long) items_x * ((height + 15) / 16);
+  constexpr int NP = C == 1 ? 4 : C == 2 ? 2 : 1;
+
+  for (long long item = blockIdx.x; item < items; item += gridDim.x) {
+    const int x0 = (int) (item % items_x) * kWideHPx;
+    const int y0 = (int) (item / items_x) * 16;
+
+    /* the input rows, a plane per channel (the barrier first: the last
+     * item's products, or the fragments, read this memory) */
+    __syncthreads ();
+    for (int u = tid; u < 16 * units_per_row; u += kWideThreads) {
+      const int r = u / units_per_row, ux = u - r * units_per_row;
+      const int y = min (y0 + r, height - 1);   /* rows past: not stored */
+      uint32_t ch[C];
+      load_unit_words < C > (src + (size_t) y * src_pitch,
+          x0 - geo.hx + 4 * ux, width, aligned, a, ch);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        reinterpret_cast < uint32_t * >(planes + (c * 16 + r) * geo.span)[ux]
+            = ch[c];
+    }
+    __syncthreads ();
+
+#pragma unroll
+    for (int p0 = 0; p0 < 4; p0 += NP) {
+      int hi[NP][C][4], lo[NP][C][4];
+#pragma unroll
+      for (int p = 0; p < NP; p++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+#pragma unroll
+          for (int j = 0; j < 4; j++) {
+            hi[p][c][j] = 0;
+            lo[p][c][j] = kTLowStart;
+          }
+      for (int q = 0; q < geo.chunks; q++) {
+        const uint4 fh = frag[(2 * q) * 32 + lane];
+        const uint4 fl = frag[(2 * q + 1) * 32 + lane];
+        const uint32_t ah[4] = { fh.x, fh.y, fh.z, fh.w };
+        const uint32_t al[4] = { fl.x, fl.y, fl.z, fl.w };
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+          const int pos = p0 + p, pg = 2 * warp + (pos & 1), rg = pos >> 1;
+#pragma unroll
+          for (int c = 0; c < C; c++) {
+            /* lanes 0-7: rows of taps 0-15, lanes 8-15: taps 16-31 */
+            const uint8_t *row = planes + (c * 16 + 8 * rg + (lane & 7)) *
+                geo.span + 16 * pg + 32 * q + 16 * ((lane >> 3) & 1);
+            uint32_t b0, b1;
+            ldsm_x2 (b0, b1, row);
+            mma_u8 (hi[p][c], ah, b0, b1, hi[p][c]);
+            mma_u8 (lo[p][c], al, b0, b1, lo[p][c]);
+          }
+        }
+      }
+      /* d = 2 half + odd: pixel g + 8 half, row 2t + odd of the group */
+#pragma unroll
+      for (int p = 0; p < NP; p++) {
+        const int pos = p0 + p, pg = 2 * warp + (pos & 1), rg = pos >> 1;
+#pragma unroll
+        for (int d = 0; d < 4; d++) {
+          const int x = x0 + 16 * pg + g + 8 * (d >> 1);
+          const int y = y0 + 8 * rg + 2 * t + (d & 1);
+          if (x >= width || y >= height)
+            continue;
+          uint32_t e[C];
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            e[c] = ((uint32_t) hi[p][c][d] * 256u + (uint32_t) lo[p][c][d])
+                >> kTShift;
+          uint16_t *out = reinterpret_cast < uint16_t * >(
+              reinterpret_cast < uint8_t * >(t_plane) + (size_t) y * t_pitch)
+              + (size_t) x * C;
+          if constexpr (C == 4)
+            *reinterpret_cast < uint2 * >(out) =
+                make_uint2 (__byte_perm (e[0], e[1], 0x5410),
+                __byte_perm (e[2], e[3], 0x5410));
+          else if constexpr (C == 2)
+            *reinterpret_cast < uint32_t * >(out) =
+                __byte_perm (e[0], e[1], 0x5410);
+          else
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              out[c] = (uint16_t) e[c];
+        }
+      }
+    }
+  }
+}
+
+/* A run of the (strip, 16-row step) work, strip after strip, for each
+ * block (one wave of them), as WorkRun.  The ring holds the window of
+ * 16 + 2 hy rows a step's products read, and the 16 rows of the next step
+ * being copied; row y lives in slot (y + hy) % ring, its 16-byte chunks
+ * XOR-swizzled by the slot, so that the 8 rows an ldmatrix reads are on
+ * 8 different groups of banks.  Warp w computes values 16 w .. 16 w + 15
+ * of the strip, both 8-value tiles from one ldmatrix per chunk. */
+template < int C > __global__ void
+__launch_bounds__ (kWideThreads)
+    blur_wide_v_kernel (const uint16_t * __restrict__ t_plane, size_t t_pitch,
+    uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
+    const __grid_constant__ BlurArgs a)
+{
+  extern __shared__ __align__ (16) uint8_t wide_smem[];
+  const WideGeometry geo (a);
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  constexpr int kRowBytes = 2 * kWideStrip;
+  uint4 *frag = reinterpret_cast < uint4 * >(wide_smem);
+  uint8_t *ring = wide_smem + geo.v_frag_bytes ();
+
+  /* the weights, then the fragments (band_fragments_f16) */
+  float *w = reinterpret_cast < float *>(ring);
+  for (int i = tid; i <= CF_BLUR_MAX_RADIUS; i += kWideThreads)
+    w[i] = i <= a.ry ? a.wy[i] : 0.0f;
+  __syncthreads ();
+  for (int i = tid; i < geo.vchunks * 32 * 4; i += kWideThreads) {
+    const int j = i & 3, l = (i >> 2) & 31, q = i >> 7;
+    const int m = (l >> 2) + (j & 1) * 8, kb = 2 * (l & 3) + (j >> 1) * 8;
+    uint32_t pair = 0;
+    for (int b = 0; b < 2; b++) {
+      int d = 16 * q + kb + b - geo.hy - m;
+      d = d < 0 ? -d : d;
+      const float v = d <= a.ry ? w[d] : 0.0f;
+      pair |= (uint32_t) __half_as_ushort (__float2half_rn (v)) << (16 * b);
+    }
+    reinterpret_cast < uint32_t * >(frag)[i] = pair;
+  }
+  __syncthreads ();
+
+  const int cols = width * C;
+  const int strips = (cols + kWideStrip - 1) / kWideStrip;
+  const int steps = (height + 15) / 16;
+  const long long work = (long long) strips * steps;
+  long long u = work * blockIdx.x / gridDim.x;
+  const long long end = work * (blockIdx.x + 1) / gridDim.x;
+  const uint8_t *t_bytes = reinterpret_cast < const uint8_t * >(t_plane);
+  const bool pairs = (((uintptr_t) dst | dst_pitch) & 1) == 0;
+
+  /* rows [y, y + n) of the strip from value v0 into their slots: rows
+   * outside the frame by the border rule (a constant border's t is 4
+   * times the constant) */
+  auto copy_rows = [&](int v0, int y, int n) {
+    for (int i = tid; i < 8 * n; i += kWideThreads) {
+      const int r = y + (i >> 3), chunk = i & 7;
+      const int slot = (r + geo.hy) % geo.ring;
+      uint8_t *to = ring + slot * kRowBytes + 16 * (chunk ^ (slot & 7));
+      const int sr = border_index (r, height, a.border);
+      if (sr >= 0) {
+#if __CUDA_ARCH__ >= 800
+        asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"
+            ::"r" ((uint32_t) __cvta_generic_to_shared (to)),
+            "l" (t_bytes + (size_t) sr * t_pitch + 2 * (v0 + 8 * chunk))
+            : "memory");
+#endif
+      } else {
+        uint32_t h[4];
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+          const int v = v0 + 8 * chunk + 2 * e;
+          const uint32_t lo = 0x6400u + 2u +
+              4u * (uint32_t) a.border_value[v % C];
+          const uint32_t hi = 0x6400u + 2u +
+              4u * (uint32_t) a.border_value[(v + 1) % C];
+          h[e] = lo | hi << 16;
+        }
+        *reinterpret_cast < uint4 * >(to) = make_uint4 (h[0], h[1], h[2], h[3]);
+      }
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile ("cp.async.commit_group;\n"::: "memory");
+#endif
+  };
+
+  while (u < end) {
+    const int strip = (int) (u / steps);
+    int s = (int) (u % steps);
+    const int s_end = (int) min ((long long) steps, s + (end - u));
+    const int v0 = strip * kWideStrip;
+    u += s_end - s;
+
+    /* the first step's window (the barrier: the last part's products read
+     * the slots these overwrite) */
+    __syncthreads ();
+    copy_rows (v0, 16 * s - geo.hy, 16 + 2 * geo.hy);
+    for (; s < s_end; s++) {
+#if __CUDA_ARCH__ >= 800
+      asm volatile ("cp.async.wait_group 0;\n"::: "memory");
+#endif
+      /* every copy of this window is in; every product of the last step,
+       * which read the slots the next copies take, is done */
+      __syncthreads ();
+      if (s + 1 < s_end)
+        copy_rows (v0, 16 * s + 16 + geo.hy, 16);
+
+      float sum[2][4] = { };
+      /* lane l gives row l % 8 of matrix l / 8: taps 0-7 or 8-15 (bit 0),
+       * values 0-7 or 8-15 of the warp's (bit 1) */
+      const int krow = 8 * ((lane >> 3) & 1) + (lane & 7);
+      const int chunk = 2 * warp + (lane >> 4);
+      int slot0 = (16 * s) % geo.ring;  /* the window's first row */
+      for (int q = 0; q < geo.vchunks; q++) {
+        const uint4 f = frag[q * 32 + lane];
+        const uint32_t av[4] = { f.x, f.y, f.z, f.w };
+        int slot = slot0 + krow;
+        slot -= slot >= geo.ring ? geo.ring : 0;
+        uint32_t b[4];
+        ldsm_x4_trans (b, ring + slot * kRowBytes + 16 * (chunk ^ (slot & 7)));
+        mma_f16 (sum[0], av, b[0], b[1], sum[0]);
+        mma_f16 (sum[1], av, b[2], b[3], sum[1]);
+        slot0 += 16;
+        slot0 -= slot0 >= geo.ring ? geo.ring : 0;
+      }
+
+      /* d = 2 half + odd: row g + 8 half, value 2t + odd of the tile */
+#pragma unroll
+      for (int k = 0; k < 2; k++) {
+        const int v = v0 + 16 * warp + 8 * k + 2 * t;
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+          const int y = 16 * s + g + 8 * half;
+          if (y >= height || v >= cols)
+            continue;
+          const uint32_t b0 = output_bits (sum[k][2 * half]);
+          const uint32_t b1 = output_bits (sum[k][2 * half + 1]);
+          uint8_t *out = dst + (size_t) y * dst_pitch + v;
+          if (pairs && v + 1 < cols) {
+            *reinterpret_cast < uint16_t * >(out) =
+                (uint16_t) __byte_perm (b0, b1, 0x0040);
+          } else {
+            out[0] = (uint8_t) b0;
+            if (v + 1 < cols)
+              out[1] = (uint8_t) b1;
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One wave of blocks of `kernel` with `smem` bytes each, at most `work` */
+template < typename K > cudaError_t
+wide_blocks (K kernel, int smem, long long work, int *blocks)
+{
+  int dev, sms, per_sm;
+  cudaError_t e = cudaSuccess;
+  if (smem > 48 * 1024)
+    e = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (e == cudaSuccess)
+    e = cudaGetDevice (&dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel,
+        kWideThreads, smem);
+  if (e == cudaSuccess && per_sm < 1)
+    e = cudaErrorInvalidConfiguration;
+  *blocks = (int) min ((long long) per_sm * sms, max (work, 1LL));
+  return e;
+}
+
+template < int C > cudaError_t
+launch_wide (const uint8_t * src, size_t src_pitch, uint8_t * dst,
+    size_t dst_pitch, int width, int height, uint16_t * t, size_t t_pitch,
+    const BlurArgs & a, cudaStream_t stream)
+{
+  const WideGeometry geo (a);
+  int blocks;
+  const int h_smem = geo.h_smem < C > ();
+  cudaError_t e = wide_blocks (blur_wide_h_kernel < C >, h_smem,
+      (long long) ((width + kWideHPx - 1) / kWideHPx) * ((height + 15) / 16),
+      &blocks);
+  if (e != cudaSuccess)
+    return e;
+  blur_wide_h_kernel < C > <<<blocks, kWideThreads, h_smem, stream >>> (src,
+      src_pitch, t, t_pitch, width, height, a);
+  if ((e = cudaGetLastError ()) != cudaSuccess)
+    return e;
+  e = wide_blocks (blur_wide_v_kernel < C >, geo.v_smem (),
+      (long long) ((width * C + kWideStrip - 1) / kWideStrip) *
+      ((height + 15) / 16), &blocks);
+  if (e != cudaSuccess)
+    return e;
+  blur_wide_v_kernel < C > <<<blocks, kWideThreads, geo.v_smem (),
+      stream >>> (t, t_pitch, dst, dst_pitch, width, height, a);
+  return cudaGetLastError ();
+}
+
 /* The most shared memory a block of this device may have */
 cudaError_t
 smem_limit (int *bytes)
@@ -1693,6 +2144,16 @@ half_exact (const BlurArgs & a)
   return true;
 }
 
+/* Whether the current device has integer MMA (sm_80 on) */
+bool
+has_integer_mma ()
+{
+  int dev, major;
+  return cudaGetDevice (&dev) == cudaSuccess
+      && cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+      dev) == cudaSuccess && major >= 8;
+}
+
 /* The tensor-core pass, where the device has integer MMA (sm_80 on), the
  * radius is at most 32, the rows are at most 64 MiB apart (any video's
  * are) and the vertical weights are exact in half precision; false where
@@ -1702,14 +2163,10 @@ try_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
     cudaStream_t stream, cudaError_t * e)
 {
-  int dev, major;
   const int r = max (a.rx, a.ry);
   /* (offsets within a step are 32-bit: StepLoader, blur_mma8_kernel) */
   if (r > 32 || !half_exact (a) || src_pitch > (1u << 26)
-      || dst_pitch > (1u << 26)
-      || cudaGetDevice (&dev) != cudaSuccess
-      || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
-          dev) != cudaSuccess || major < 8)
+      || dst_pitch > (1u << 26) || !has_integer_mma ())
     return false;
   switch (mma_halo (r)) {
     case 8:
@@ -1742,6 +2199,9 @@ launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   if (try_mma < C > (src, src_pitch, dst, dst_pitch, width, height, a,
           stream, &e))
     return e;
+  if (has_integer_mma () && half_exact (a))
+    return launch_wide < C > (src, src_pitch, dst, dst_pitch, width, height,
+        t, t_pitch, a, stream);
   e = smem_limit (&smem_max);
   if (e != cudaSuccess)
     return e;

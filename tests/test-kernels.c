@@ -363,6 +363,40 @@ GST_START_TEST (test_blur_folded_edges)
 
 GST_END_TEST;
 
+/* Radii over 32 take the two tensor-core passes (blur.cu, "radii 33 to
+ * 150"): either filter's radius over 32 with the other's small, both
+ * large, the largest (150); frames narrower and shorter than the radius,
+ * and several horizontal items and vertical strips, on every channel
+ * count, border and pitch mode. */
+GST_START_TEST (test_blur_large_radii)
+{
+  static const struct
+  {
+    double sx, sy;
+  } sigmas[] = { {20, 0.5}, {1, 20}, {11, 35}, {50, 12} };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {1, 1}, {3, 300}, {300, 5}, {130, 41}, {643, 211} };
+  guint s, f, i = 0;
+  gint ch, border;
+
+  for (ch = 1; ch <= 4; ch++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+      for (f = 0; f < G_N_ELEMENTS (frames); f++)
+        for (s = 0; s < G_N_ELEMENTS (sigmas); s++, i++) {
+          /* the largest frame with one pair each time: the reference
+           * takes ~0.5 s a case there */
+          if (f == G_N_ELEMENTS (frames) - 1
+              && s != (guint) (ch + border) % G_N_ELEMENTS (sigmas))
+            continue;
+          run_blur_case (frames[f].w, frames[f].h, ch, sigmas[s].sx,
+              sigmas[s].sy, border, (PitchMode) (i % 3), i % 7 == 0);
+        }
+}
+
+GST_END_TEST;
+
 /* The largest and smallest sums every path makes (white and black frames,
  * the sharpest and a flat kernel), and vertical weights that are not exact
  * in half precision, which the tensor-core pass leaves to the CUDA cores */
@@ -1209,6 +1243,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_blur_large_frames);
   tcase_add_test (tc, test_blur_whole_unit_edges);
   tcase_add_test (tc, test_blur_folded_edges);
+  tcase_add_test (tc, test_blur_large_radii);
   tcase_add_test (tc, test_blur_extreme_weights);
   tcase_add_test (tc, test_hist_shapes);
   tcase_add_test (tc, test_hist_equals_reference);
