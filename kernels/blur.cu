@@ -1,6 +1,6 @@
 /* Gaussian blur: the stencil pattern, separable.
  *
- * Two implementations, both equal to blur-reference.c bit for bit:
+ * Three implementations, all equal to blur-reference.c bit for bit:
  *
  * - On GPUs with integer tensor cores (sm_80 on), radii up to 32 and
  *   vertical weights exact in half precision (cf_blur_kernel_make's are):
@@ -9,7 +9,13 @@
  *   "fused pass on the tensor cores" below).  It reads the frame once and
  *   writes it once.
  *
- * - Otherwise two passes on the CUDA cores.  Horizontal: a block stages a
+ * - The same GPUs and weights, radii 33 to 150 (or rows 64 MiB apart or
+ *   more): the same products in two passes through the scratch plane
+ *   (blur_wide_h_kernel, blur_wide_v_kernel; "radii 33 to 150" below).
+ *
+ * - Otherwise (GPUs before sm_80, vertical weights that are not exact
+ *   halves, which only the C API can pass): two passes on the CUDA
+ *   cores.  Horizontal: a block stages a
  *   few rows of a strip (halo included, border rule applied) in shared
  *   memory as floats, each thread filters P consecutive pixels, so each tap
  *   it reads serves up to P outputs, and writes t (see the header) as
@@ -18,7 +24,8 @@
  *   needs, and the next 3 already being loaded, in registers (radius
  *   buckets 4 to 32, every ring index a compile-time constant), or reading
  *   its taps from the cache for larger radii, 8 outputs at a time; it
- *   writes the output bytes.  Time is linear in the radius.
+ *   writes the output bytes.  Beyond radius 32 its time grows faster than
+ *   the radius (4K RGBA sigma 20: 2.6 ms on an H100).
  *
  * The weights travel as a kernel argument (the constant bank): no global
  * state, so elements with different sigmas can run at once.  On the CUDA
@@ -1611,6 +1618,7 @@ __launch_bounds__ (kMmaThreads, 5)
 constexpr int kWideThreads = 128;
 constexpr int kWideHPx = 128;   /* output pixels of a horizontal item */
 constexpr int kWideStrip = 64;  /* values (bytes of output) of a vertical strip */
+constexpr int kWideStep = 32;   /* rows of a vertical step */
 
 /* A filter's halo (a multiple of 8, as mma_halo), its products, and what
  * the horizontal item's input rows span (the last tile's chunks included):
@@ -1619,7 +1627,8 @@ constexpr int kWideStrip = 64;  /* values (bytes of output) of a vertical strip 
 struct WideGeometry
 {
   int hx, chunks, span;         /* horizontal */
-  int hy, vchunks, ring;        /* vertical: ring rows, a window and a step */
+  int hy, vchunks, ring;        /* vertical: ring rows, a step's window
+                                 * (16 vchunks + 16) and the next step's */
 
   __host__ __device__ explicit WideGeometry (const BlurArgs & a)
   {
@@ -1628,7 +1637,7 @@ struct WideGeometry
     span = kWideHPx - 16 + 32 * chunks;
     hy = mma_halo (a.ry);
     vchunks = (16 + 2 * hy) / 16;
-    ring = 16 * vchunks + 16;
+    ring = 16 * vchunks + 16 + kWideStep;
   }
   __host__ __device__ int h_frag_bytes () const
   {
@@ -1715,8 +1724,10 @@ load_unit_words (const uint8_t * row, int x, int width, bool aligned,
  * Warp w computes pixels 32 w .. 32 w + 31 of both 8-row groups, every
  * channel: tiles of 16 pixels x 8 rows, NP positions (pixel group, row
  * group) at a time, so that each fragment load serves 4 (3) tiles. */
+/* 6 blocks an SM (80 registers, a few bytes spilled at 4 channels): 4K
+ * RGBA sigma 20 took 143 us, against 155 with 5 blocks and no spills */
 template < int C > __global__ void
-__launch_bounds__ (kWideThreads)
+__launch_bounds__ (kWideThreads, 6)
     blur_wide_h_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint16_t * __restrict__ t_plane, size_t t_pitch, int width, int height,
     const __grid_constant__ BlurArgs a)
@@ -1762,16 +1773,57 @@ __launch_bounds__ (kWideThreads)
     /* the input rows, a plane per channel (the barrier first: the last
      * item's products, or the fragments, read this memory) */
     __syncthreads ();
-    for (int u = tid; u < 16 * units_per_row; u += kWideThreads) {
-      const int r = u / units_per_row, ux = u - r * units_per_row;
-      const int y = min (y0 + r, height - 1);   /* rows past: not stored */
-      uint32_t ch[C];
-      load_unit_words < C > (src + (size_t) y * src_pitch,
-          x0 - geo.hx + 4 * ux, width, aligned, a, ch);
+    /* kBatch units a thread at a time, all loads issued before any is
+     * used: one unit at a time, each waiting for its load, was the
+     * kernel's largest stall (radius 60, 4K RGBA, H100), though the
+     * batches did not change its time measurably (docs/notes.md) */
+    constexpr int kBatch = 4;
+    int r = tid / units_per_row, ux = tid - r * units_per_row;
+    for (int u0 = 0; u0 < 16 * units_per_row; u0 += kBatch * kWideThreads) {
+      uint4 v[kBatch];
+      int ur[kBatch], uxs[kBatch];
+      bool whole[kBatch];
 #pragma unroll
-      for (int c = 0; c < C; c++)
-        reinterpret_cast < uint32_t * >(planes + (c * 16 + r) * geo.span)[ux]
-            = ch[c];
+      for (int k = 0; k < kBatch; k++) {
+        ur[k] = r;
+        uxs[k] = ux;
+        const int x = x0 - geo.hx + 4 * ux;
+        const uint32_t *wp = reinterpret_cast < const uint32_t * >(src +
+            (size_t) min (y0 + r, height - 1) * src_pitch + (size_t) x * C);
+        whole[k] = r < 16 && aligned && x >= 0 && x + 3 < width;
+        if (whole[k]) {
+          if constexpr (C == 4)
+            v[k] = *reinterpret_cast < const uint4 * >(wp);
+          else if constexpr (C == 3)
+            v[k] = make_uint4 (wp[0], wp[1], wp[2], 0);
+          else if constexpr (C == 2)
+            v[k] = make_uint4 (wp[0], wp[1], 0, 0);
+          else
+            v[k] = make_uint4 (wp[0], 0, 0, 0);
+        }
+        /* the thread's next unit, kWideThreads on */
+        ux += kWideThreads;
+        while (ux >= units_per_row) {
+          ux -= units_per_row;
+          r++;
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kBatch; k++) {
+        if (ur[k] >= 16)
+          break;
+        uint32_t ch[C];
+        if (whole[k])
+          deinterleave4 < C > (v[k], ch);
+        else
+          load_unit_words < C > (src + (size_t) min (y0 + ur[k],
+                  height - 1) * src_pitch, x0 - geo.hx + 4 * uxs[k], width,
+              false, a, ch);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          reinterpret_cast < uint32_t * >(planes + (c * 16 + ur[k]) *
+              geo.span)[uxs[k]] = ch[c];
+      }
     }
     __syncthreads ();
 
@@ -1808,23 +1860,25 @@ __launch_bounds__ (kWideThreads)
         }
       }
       /* d = 2 half + odd: pixel g + 8 half, row 2t + odd of the group */
+      const bool inside = x0 + kWideHPx <= width && y0 + 16 <= height;
 #pragma unroll
       for (int p = 0; p < NP; p++) {
         const int pos = p0 + p, pg = 2 * warp + (pos & 1), rg = pos >> 1;
+        const int xb = x0 + 16 * pg + g, yb = y0 + 8 * rg + 2 * t;
+        uint8_t *base = reinterpret_cast < uint8_t * >(t_plane) +
+            (size_t) yb * t_pitch + (size_t) xb * 2 * C;
 #pragma unroll
         for (int d = 0; d < 4; d++) {
-          const int x = x0 + 16 * pg + g + 8 * (d >> 1);
-          const int y = y0 + 8 * rg + 2 * t + (d & 1);
-          if (x >= width || y >= height)
+          if (!inside && (xb + 8 * (d >> 1) >= width
+                  || yb + (d & 1) >= height))
             continue;
           uint32_t e[C];
 #pragma unroll
           for (int c = 0; c < C; c++)
             e[c] = ((uint32_t) hi[p][c][d] * 256u + (uint32_t) lo[p][c][d])
                 >> kTShift;
-          uint16_t *out = reinterpret_cast < uint16_t * >(
-              reinterpret_cast < uint8_t * >(t_plane) + (size_t) y * t_pitch)
-              + (size_t) x * C;
+          uint16_t *out = reinterpret_cast < uint16_t * >(base +
+              (d & 1 ? t_pitch : 0) + 16 * C * (d >> 1));
           if constexpr (C == 4)
             *reinterpret_cast < uint2 * >(out) =
                 make_uint2 (__byte_perm (e[0], e[1], 0x5410),
@@ -1842,13 +1896,19 @@ __launch_bounds__ (kWideThreads)
   }
 }
 
-/* A run of the (strip, 16-row step) work, strip after strip, for each
+/* A run of the (strip, 32-row step) work, strip after strip, for each
  * block (one wave of them), as WorkRun.  The ring holds the window of
- * 16 + 2 hy rows a step's products read, and the 16 rows of the next step
+ * 32 + 2 hy rows a step's products read, and the 32 rows of the next step
  * being copied; row y lives in slot (y + hy) % ring, its 16-byte chunks
  * XOR-swizzled by the slot, so that the 8 rows an ldmatrix reads are on
  * 8 different groups of banks.  Warp w computes values 16 w .. 16 w + 15
- * of the strip, both 8-value tiles from one ldmatrix per chunk. */
+ * of the strip, two 8-value tiles, in two tiles of 16 rows whose taps are
+ * one chunk (16 rows) apart: each ldmatrix of a chunk of t serves 4
+ * products, the first rows' with chunk q's weights and the second's with
+ * chunk q - 1's.  Addresses move by additions: a step's copies and its
+ * products cost about a quarter of the instructions they did with a
+ * modulo a chunk (radius 60, 4K RGBA, H100: 51.7 M warp instructions,
+ * 95 us, with 16-row steps; docs/notes.md). */
 template < int C > __global__ void
 __launch_bounds__ (kWideThreads)
     blur_wide_v_kernel (const uint16_t * __restrict__ t_plane, size_t t_pitch,
@@ -1862,6 +1922,7 @@ __launch_bounds__ (kWideThreads)
   constexpr int kRowBytes = 2 * kWideStrip;
   uint4 *frag = reinterpret_cast < uint4 * >(wide_smem);
   uint8_t *ring = wide_smem + geo.v_frag_bytes ();
+  const int ring_bytes = geo.ring * kRowBytes;
 
   /* the weights, then the fragments (band_fragments_f16) */
   float *w = reinterpret_cast < float *>(ring);
@@ -1884,47 +1945,55 @@ __launch_bounds__ (kWideThreads)
 
   const int cols = width * C;
   const int strips = (cols + kWideStrip - 1) / kWideStrip;
-  const int steps = (height + 15) / 16;
+  const int steps = (height + kWideStep - 1) / kWideStep;
   const long long work = (long long) strips * steps;
   long long u = work * blockIdx.x / gridDim.x;
   const long long end = work * (blockIdx.x + 1) / gridDim.x;
   const uint8_t *t_bytes = reinterpret_cast < const uint8_t * >(t_plane);
   const bool pairs = (((uintptr_t) dst | dst_pitch) & 1) == 0;
 
-  /* rows [y, y + n) of the strip from value v0 into their slots: rows
-   * outside the frame by the border rule (a constant border's t is 4
-   * times the constant) */
-  auto copy_rows = [&](int v0, int y, int n) {
-    for (int i = tid; i < 8 * n; i += kWideThreads) {
-      const int r = y + (i >> 3), chunk = i & 7;
-      const int slot = (r + geo.hy) % geo.ring;
-      uint8_t *to = ring + slot * kRowBytes + 16 * (chunk ^ (slot & 7));
-      const int sr = border_index (r, height, a.border);
-      if (sr >= 0) {
+  /* This thread copies chunk copy_chunk of rows copy_row and copy_row + 16
+   * of every 32; rows outside the frame by the border rule (a constant
+   * border's t is 4 times the constant) */
+  const int copy_row = tid >> 3, copy_chunk = tid & 7;
+  auto copy_chunk_of_row = [&](int v0, int y, int slot) {
+    uint8_t *to = ring + slot * kRowBytes + 16 * (copy_chunk ^ (slot & 7));
+    const int sr = (unsigned) y < (unsigned) height ? y :
+        border_index (y, height, a.border);
+    if (sr >= 0) {
 #if __CUDA_ARCH__ >= 800
-        asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"
-            ::"r" ((uint32_t) __cvta_generic_to_shared (to)),
-            "l" (t_bytes + (size_t) sr * t_pitch + 2 * (v0 + 8 * chunk))
-            : "memory");
+      asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"
+          ::"r" ((uint32_t) __cvta_generic_to_shared (to)),
+          "l" (t_bytes + (size_t) sr * t_pitch + 2 * (v0 + 8 * copy_chunk))
+          : "memory");
 #endif
-      } else {
-        uint32_t h[4];
+    } else {
+      uint32_t h[4];
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-          const int v = v0 + 8 * chunk + 2 * e;
-          const uint32_t lo = 0x6400u + 2u +
-              4u * (uint32_t) a.border_value[v % C];
-          const uint32_t hi = 0x6400u + 2u +
-              4u * (uint32_t) a.border_value[(v + 1) % C];
-          h[e] = lo | hi << 16;
-        }
-        *reinterpret_cast < uint4 * >(to) = make_uint4 (h[0], h[1], h[2], h[3]);
+      for (int e = 0; e < 4; e++) {
+        const int v = v0 + 8 * copy_chunk + 2 * e;
+        const uint32_t lo = 0x6400u + 2u +
+            4u * (uint32_t) a.border_value[v % C];
+        const uint32_t hi = 0x6400u + 2u +
+            4u * (uint32_t) a.border_value[(v + 1) % C];
+        h[e] = lo | hi << 16;
       }
+      *reinterpret_cast < uint4 * >(to) = make_uint4 (h[0], h[1], h[2], h[3]);
     }
+  };
+  auto commit = [] {
 #if __CUDA_ARCH__ >= 800
     asm volatile ("cp.async.commit_group;\n"::: "memory");
 #endif
   };
+
+  /* this lane's ldmatrix row: row l % 8 of matrix l / 8, taps 0-7 or 8-15
+   * of a chunk (bit 0), values 0-7 or 8-15 of the warp's (bit 1); a
+   * chunk's first row has a slot that is a multiple of 16, so the lane's
+   * swizzle is the same in every chunk */
+  const int krow = 8 * ((lane >> 3) & 1) + (lane & 7);
+  const uint8_t *lds_lane = ring + krow * kRowBytes +
+      16 * ((2 * warp + (lane >> 4)) ^ (krow & 7));
 
   while (u < end) {
     const int strip = (int) (u / steps);
@@ -1936,7 +2005,16 @@ __launch_bounds__ (kWideThreads)
     /* the first step's window (the barrier: the last part's products read
      * the slots these overwrite) */
     __syncthreads ();
-    copy_rows (v0, 16 * s - geo.hy, 16 + 2 * geo.hy);
+    int slot = (kWideStep * s + copy_row) % geo.ring;
+    for (int i = 0; i < 16 * (geo.vchunks + 1); i += 16) {
+      copy_chunk_of_row (v0, kWideStep * s - geo.hy + i + copy_row, slot);
+      slot += 16;
+      slot -= slot >= geo.ring ? geo.ring : 0;
+    }
+    commit ();
+    /* slot: the next step's first new row's (32 + 2 hy rows on);
+     * window: the byte offset of the step's first row's slot */
+    int window = (kWideStep * s % geo.ring) * kRowBytes;
     for (; s < s_end; s++) {
 #if __CUDA_ARCH__ >= 800
       asm volatile ("cp.async.wait_group 0;\n"::: "memory");
@@ -1944,50 +2022,99 @@ __launch_bounds__ (kWideThreads)
       /* every copy of this window is in; every product of the last step,
        * which read the slots the next copies take, is done */
       __syncthreads ();
-      if (s + 1 < s_end)
-        copy_rows (v0, 16 * s + 16 + geo.hy, 16);
-
-      float sum[2][4] = { };
-      /* lane l gives row l % 8 of matrix l / 8: taps 0-7 or 8-15 (bit 0),
-       * values 0-7 or 8-15 of the warp's (bit 1) */
-      const int krow = 8 * ((lane >> 3) & 1) + (lane & 7);
-      const int chunk = 2 * warp + (lane >> 4);
-      int slot0 = (16 * s) % geo.ring;  /* the window's first row */
-      for (int q = 0; q < geo.vchunks; q++) {
-        const uint4 f = frag[q * 32 + lane];
-        const uint32_t av[4] = { f.x, f.y, f.z, f.w };
-        int slot = slot0 + krow;
+      if (s + 1 < s_end) {
+        /* the next window's last 32 rows */
+        const int y = kWideStep * s + 16 * geo.vchunks + 16 - geo.hy +
+            copy_row;
+        copy_chunk_of_row (v0, y, slot);
+        slot += 16;
         slot -= slot >= geo.ring ? geo.ring : 0;
-        uint32_t b[4];
-        ldsm_x4_trans (b, ring + slot * kRowBytes + 16 * (chunk ^ (slot & 7)));
-        mma_f16 (sum[0], av, b[0], b[1], sum[0]);
-        mma_f16 (sum[1], av, b[2], b[3], sum[1]);
-        slot0 += 16;
-        slot0 -= slot0 >= geo.ring ? geo.ring : 0;
+        copy_chunk_of_row (v0, y + 16, slot);
+        slot += 16;
+        slot -= slot >= geo.ring ? geo.ring : 0;
+        commit ();
       }
 
-      /* d = 2 half + odd: row g + 8 half, value 2t + odd of the tile */
+      float sum[2][2][4] = { };
+      int off = window;
+      auto next_chunk = [&](uint32_t (&b)[4]) {
+        ldsm_x4_trans (b, lds_lane + off);
+        off += 16 * kRowBytes;
+        off -= off >= ring_bytes ? ring_bytes : 0;
+      };
+      auto weights = [&](int q, uint32_t (&av)[4]) {
+        const uint4 f = frag[q * 32 + lane];
+        av[0] = f.x;
+        av[1] = f.y;
+        av[2] = f.z;
+        av[3] = f.w;
+      };
+      /* chunk q + 1's t and weights are loaded before chunk q's products
+       * (vchunks is at least 2) */
+      uint32_t av[4], an[4], b[4], bn[4];
+      next_chunk (b);
+      weights (0, av);
+      next_chunk (bn);
+      mma_f16 (sum[0][0], av, b[0], b[1], sum[0][0]);
+      mma_f16 (sum[0][1], av, b[2], b[3], sum[0][1]);
+#pragma unroll 2
+      for (int q = 1; q < geo.vchunks; q++) {
 #pragma unroll
-      for (int k = 0; k < 2; k++) {
-        const int v = v0 + 16 * warp + 8 * k + 2 * t;
+        for (int i = 0; i < 4; i++)
+          b[i] = bn[i];
+        weights (q, an);
+        next_chunk (bn);
+        mma_f16 (sum[1][0], av, b[0], b[1], sum[1][0]);
+        mma_f16 (sum[1][1], av, b[2], b[3], sum[1][1]);
+        mma_f16 (sum[0][0], an, b[0], b[1], sum[0][0]);
+        mma_f16 (sum[0][1], an, b[2], b[3], sum[0][1]);
 #pragma unroll
-        for (int half = 0; half < 2; half++) {
-          const int y = 16 * s + g + 8 * half;
-          if (y >= height || v >= cols)
-            continue;
-          const uint32_t b0 = output_bits (sum[k][2 * half]);
-          const uint32_t b1 = output_bits (sum[k][2 * half + 1]);
-          uint8_t *out = dst + (size_t) y * dst_pitch + v;
-          if (pairs && v + 1 < cols) {
-            *reinterpret_cast < uint16_t * >(out) =
-                (uint16_t) __byte_perm (b0, b1, 0x0040);
-          } else {
-            out[0] = (uint8_t) b0;
-            if (v + 1 < cols)
-              out[1] = (uint8_t) b1;
-          }
-        }
+        for (int i = 0; i < 4; i++)
+          av[i] = an[i];
       }
+      mma_f16 (sum[1][0], av, bn[0], bn[1], sum[1][0]);
+      mma_f16 (sum[1][1], av, bn[2], bn[3], sum[1][1]);
+      window += kWideStep * kRowBytes;
+      window -= window >= ring_bytes ? ring_bytes : 0;
+
+      /* sum[m][k][2 half + odd]: row 16 m + 8 half + g of the step, value
+       * 8 k + 2t + odd of the warp's */
+      const int y0 = kWideStep * s, vw = v0 + 16 * warp + 2 * t;
+      if (pairs && y0 + kWideStep <= height && v0 + kWideStrip <= cols) {
+        uint8_t *out = dst + (size_t) (y0 + g) * dst_pitch + vw;
+#pragma unroll
+        for (int m = 0; m < 2; m++)
+#pragma unroll
+          for (int half = 0; half < 2; half++)
+#pragma unroll
+            for (int k = 0; k < 2; k++)
+              *reinterpret_cast < uint16_t * >(out + (size_t) (16 * m +
+                      8 * half) * dst_pitch + 8 * k) =
+                  (uint16_t) __byte_perm (output_bits (sum[m][k][2 * half]),
+                  output_bits (sum[m][k][2 * half + 1]), 0x0040);
+        continue;
+      }
+#pragma unroll
+      for (int m = 0; m < 2; m++)
+#pragma unroll
+        for (int half = 0; half < 2; half++)
+#pragma unroll
+          for (int k = 0; k < 2; k++) {
+            const int y = y0 + 16 * m + 8 * half + g, v = vw + 8 * k;
+            if (y >= height || v >= cols)
+              continue;
+            const uint32_t b0 = output_bits (sum[m][k][2 * half]);
+            const uint32_t b1 = output_bits (sum[m][k][2 * half + 1]);
+            uint8_t *out = dst + (size_t) y * dst_pitch + v;
+            if (pairs && v + 1 < cols) {
+              *reinterpret_cast < uint16_t * >(out) =
+                  (uint16_t) __byte_perm (b0, b1, 0x0040);
+            } else {
+              out[0] = (uint8_t) b0;
+              if (v + 1 < cols)
+                out[1] = (uint8_t) b1;
+            }
+          }
     }
   }
 }
@@ -2033,7 +2160,7 @@ launch_wide (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     return e;
   e = wide_blocks (blur_wide_v_kernel < C >, geo.v_smem (),
       (long long) ((width * C + kWideStrip - 1) / kWideStrip) *
-      ((height + 15) / 16), &blocks);
+      ((height + kWideStep - 1) / kWideStep), &blocks);
   if (e != cudaSuccess)
     return e;
   blur_wide_v_kernel < C > <<<blocks, kWideThreads, geo.v_smem (),

@@ -127,8 +127,9 @@ size_t cf_blur_scratch_pitch (int width, int channels);
  * weights exact in half precision for the tensor-core pass; others take
  * the CUDA cores' two passes);
  * border_value gives each channel's value for CF_BORDER_CONSTANT.  scratch
- * is device memory of cf_blur_scratch_bytes() (the two-pass CUDA-core path
- * uses it; the tensor-core pass, sm_80 on with radii up to 32, does not);
+ * is device memory of cf_blur_scratch_bytes() (the two-pass paths use it:
+ * on the tensor cores, sm_80 on, for radii over 32, and on the CUDA cores;
+ * the one-pass tensor-core path, radii up to 32, does not);
  * src and dst must not overlap (and neither may overlap scratch). */
 CfError cf_blur_plane (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int channels,
