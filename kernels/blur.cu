@@ -1685,26 +1685,12 @@ ldsm_x4_trans (uint32_t (&r)[4], const void *row)
 }
 
 /* Four pixels of a row from pixel x on (a multiple of 4), one word per
- * channel (byte i: pixel x + i), border rule applied: the C words at
- * once where all four are in the frame on a row of aligned words. */
+ * channel (byte i: pixel x + i), pixel by pixel with the border rule: the
+ * units across the frame's edge, or on unaligned rows */
 template < int C > __device__ __forceinline__ void
-load_unit_words (const uint8_t * row, int x, int width, bool aligned,
-    const BlurArgs & a, uint32_t (&ch)[C])
+border_unit_words (const uint8_t * row, int x, int width, const BlurArgs & a,
+    uint32_t (&ch)[C])
 {
-  if (aligned && x >= 0 && x + 3 < width) {
-    const uint32_t *w = reinterpret_cast < const uint32_t * >(row + x * C);
-    uint4 u;
-    if constexpr (C == 4)
-      u = *reinterpret_cast < const uint4 * >(w);
-    else if constexpr (C == 2)
-      u = make_uint4 (w[0], w[1], 0, 0);
-    else if constexpr (C == 3)
-      u = make_uint4 (w[0], w[1], w[2], 0);
-    else
-      u = make_uint4 (w[0], 0, 0, 0);
-    deinterleave4 < C > (u, ch);
-    return;
-  }
 #pragma unroll
   for (int c = 0; c < C; c++)
     ch[c] = 0;
@@ -1723,9 +1709,9 @@ load_unit_words (const uint8_t * row, int x, int width, bool aligned,
 /* Items of 16 rows x kWideHPx pixels, a block taking every gridDim-th.
  * Warp w computes pixels 32 w .. 32 w + 31 of both 8-row groups, every
  * channel: tiles of 16 pixels x 8 rows, NP positions (pixel group, row
- * group) at a time, so that each fragment load serves 4 (3) tiles. */
-/* 6 blocks an SM (80 registers, a few bytes spilled at 4 channels): 4K
- * RGBA sigma 20 took 143 us, against 155 with 5 blocks and no spills */
+ * group) at a time, so that each fragment load serves 4 (3) tiles.
+ * 6 blocks an SM (80 registers, a few bytes spilled at 4 channels): 4K
+ * RGBA sigma 20 took 143 us, against 155 with 5 blocks and no spills. */
 template < int C > __global__ void
 __launch_bounds__ (kWideThreads, 6)
     blur_wide_h_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
@@ -1816,9 +1802,9 @@ __launch_bounds__ (kWideThreads, 6)
         if (whole[k])
           deinterleave4 < C > (v[k], ch);
         else
-          load_unit_words < C > (src + (size_t) min (y0 + ur[k],
+          border_unit_words < C > (src + (size_t) min (y0 + ur[k],
                   height - 1) * src_pitch, x0 - geo.hx + 4 * uxs[k], width,
-              false, a, ch);
+              a, ch);
 #pragma unroll
         for (int c = 0; c < C; c++)
           reinterpret_cast < uint32_t * >(planes + (c * 16 + ur[k]) *
