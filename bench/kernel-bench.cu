@@ -15,7 +15,9 @@
  * first; a row that differs is reported on stderr, not timed, and makes
  * the program exit 1 at the end.  Then, after warm-up, with its inputs and
  * outputs rotated over enough frames (>= 200 MB, 4x the H100's L2) that
- * the cache cannot hold them:
+ * the cache cannot hold them (but for the previous frame's keys of the
+ * sum rows with a difference: one buffer, as cudasum keeps them, and the
+ * "cold-keys" rows rotated; bench_sum):
  * - launch: CUDA events around every launch, median of --reps (200); what
  *   one frame costs when frames come one at a time;
  * - sustained: events around 20 back-to-back launches, divided by 20,
@@ -1073,13 +1075,16 @@ time_byte_sum (Row & row, const Frames & in, SumImpl impl)
 
 /* Sums, squares, min and max of every channel, and the key statistics
  * `flags` ask for (BT.601 grey of RGB(A), the byte itself of NV12's luma
- * or GRAY8; black threshold 24).  The previous-keys buffers of DIFF and
- * KEEP rotate with the frames.  A baseline (CUB, seeds) times one total of
- * all the bytes of the same frames instead.  op: the row's op, when not
- * the one the flags name. */
+ * or GRAY8; black threshold 24).  The previous keys of DIFF and KEEP are
+ * one buffer, read and rewritten by every launch, as cudasum keeps them,
+ * so what of them L2 still holds from the launch before counts as it does
+ * in the element; with cold_keys they rotate with the frames instead, and
+ * are never in L2.  A baseline (CUB, seeds) times one total of all the
+ * bytes of the same frames instead.  op: the row's op, when not the one
+ * the flags name. */
 static Row
 bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
-    SumImpl impl, const char *op = nullptr)
+    SumImpl impl, const char *op = nullptr, bool cold_keys = false)
 {
   size_t fbytes = frame_bytes (fmt, w, h);
   if (impl != SUM_OURS && impl != SUM_OURS_LAST_BLOCK) {
@@ -1108,6 +1113,8 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
       ((flags & CF_SUM_PROFILES) ? sizeof (uint32_t) * ((size_t) w + h) : 0);
   Row row = make_row (op ? op : sum_op (flags), kSumVariant[impl], fmt, w, h,
       solid, (double) bytes);
+  if (cold_keys)
+    row.note = "previous keys rotated";
   std::string what = describe (row);
   int n = rotation_count (fbytes + (prev ? prev_bytes : 0));
   Frames in (n, fmt, w, h);
@@ -1134,10 +1141,11 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     return (int) cf_sum_planes_add (p, k, kk, sums.ptr + (n % 3) * sums_bytes,
         sums.ptr + ((n + 1) % 3) * sums_bytes, sums_bytes, nullptr);
   };
-  DeviceArray < uint8_t > previous (prev ? n * prev_bytes : 1);
+  const int n_previous = cold_keys ? n : 1;
+  DeviceArray < uint8_t > previous (prev ? n_previous * prev_bytes : 1);
   CHECK (cudaMemset (previous.ptr, 0, previous.count));
   auto previous_of =[&](int i) {
-    return previous.ptr + (size_t) (i % n) * prev_bytes;
+    return previous.ptr + (size_t) (i % n_previous) * prev_bytes;
   };
 
   CfGrayWeights gw = cf_gray_weights (CF_GRAY_MATRIX_BT601);
@@ -1530,6 +1538,11 @@ all_cases (void)
                 " all last-block", false),[=] {
               return bench_sum (s.w, s.h, *fmt, false, all, impl);
             });
+  for (auto fmt:formats)
+    add (name ("sum", *fmt, k4K, " all cold-keys", false),[=] {
+          return bench_sum (k4K.w, k4K.h, *fmt, false, all, SUM_OURS,
+              nullptr, true);
+        });
 
   for (auto & s:kSizes)
     for (bool solid:contents)

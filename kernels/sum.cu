@@ -326,6 +326,14 @@ key_sum_of (const uint32_t * words, int k, const uint32_t (&wt)[4],
   }
 }
 
+/* The frame's bytes are read once: its loads (__ldcs) mark their lines
+ * first to go from L2, so that a 4K frame streaming through does not push
+ * out the previous frame's keys, which this kernel wrote a frame ago and
+ * reads now (`cut`).  On an H100, 4K RGBA with every feature and the keys
+ * in one buffer took 21.3-21.5 us so, 22.4-22.5 with plain loads (before
+ * absdiff4_add and the key addresses by additions; docs/notes.md,
+ * cudasum v10). */
+
 /* Loads a whole chunk in 16-byte vectors (the plane is aligned). */
 template < int BPP > __device__ __forceinline__ void
 load_chunk_vector (const uint8_t * __restrict__ src,
@@ -333,7 +341,7 @@ load_chunk_vector (const uint8_t * __restrict__ src,
 {
 #pragma unroll
   for (int j = 0; j < chunk_bytes < BPP > () / 16; j++) {
-    uint4 v = __ldg (reinterpret_cast < const uint4 * >(src) + j);
+    uint4 v = __ldcs (reinterpret_cast < const uint4 * >(src) + j);
     w[4 * j + 0] = v.x;
     w[4 * j + 1] = v.y;
     w[4 * j + 2] = v.z;
@@ -352,13 +360,13 @@ load_chunk_any (const uint8_t * __restrict__ src, int valid,
 #pragma unroll
   for (int j = 0; j < chunk_bytes < BPP > () / 4; j++) {
     if (words && 4 * j + 4 <= valid) {
-      w[j] = __ldg (reinterpret_cast < const uint32_t * >(src) + j);
+      w[j] = __ldcs (reinterpret_cast < const unsigned int * >(src) + j);
     } else {
       uint32_t word = 0;
 #pragma unroll
       for (int b = 0; b < 4; b++) {
         if (4 * j + b < valid)
-          word |= (uint32_t) __ldg (src + 4 * j + b) << (8 * b);
+          word |= (uint32_t) __ldcs (src + 4 * j + b) << (8 * b);
       }
       w[j] = word;
     }
@@ -389,6 +397,26 @@ flush_columns (uint32_t (&col)[kMaxChunkPixels], int tile_col, int width,
       atomicAdd (&ws_columns[x], s);
   }
   __syncthreads ();
+}
+
+/* acc + the four bytewise |a - b|.  For 4-byte pixels PTX's vabsdiff4
+ * with its .add (one VABSDIFF4.U8.ACC on sm_90), where __vabsdiffu4 and a
+ * dp4a were two instructions: the kernel with every feature at 4K RGBA
+ * executed 1.8% fewer instructions (Nsight Compute, H100) and took
+ * 21.0-21.2 us against 21.4.  In the kernels of 1- and 3-byte pixels the
+ * same made ptxas spill more (3-byte pixels with every feature: 36 bytes
+ * of spill stores, none before), so they keep the two. */
+template < int BPP > __device__ __forceinline__ uint32_t
+absdiff4_add (uint32_t a, uint32_t b, uint32_t acc)
+{
+  if constexpr (BPP == 4) {
+    uint32_t sum;
+    asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;":"=r" (sum)
+        :"r" (a), "r" (b), "r" (acc));
+    return sum;
+  } else {
+    return __dp4a (__vabsdiffu4 (a, b), 0x01010101u, acc);
+  }
 }
 
 /* Warp reductions: one instruction from sm_80 on, shuffles before. */
@@ -453,13 +481,14 @@ load_previous_keys (const uint8_t * prev,
   }
 }
 
-/* Counts a lane's chunk of row y into the tile's totals; row_key is the
- * sum of its keys. */
+/* Counts a lane's chunk of a row into the tile's totals; row_key is the
+ * sum of its keys.  prev: where the chunk's previous keys are
+ * (previous_keys (); unused without kPrevious). */
 template < int BPP, unsigned K > __device__ __forceinline__ void
 count_row (const LaunchArgs & args, bool keyed,
-    const uint32_t (&w)[chunk_bytes < BPP > () / 4], int y, int valid,
-    int chunk, WordAcc & wa, ByteAcc & ba, uint32_t & black, uint32_t & diff,
-    uint32_t (&col)[kMaxChunkPixels], uint32_t & row_key,
+    const uint32_t (&w)[chunk_bytes < BPP > () / 4], int valid, WordAcc & wa,
+    ByteAcc & ba, uint32_t & black, uint32_t & diff,
+    uint32_t (&col)[kMaxChunkPixels], uint32_t & row_key, uint8_t * prev,
     const uint32_t * old_keys = nullptr)
 {
   constexpr int CHUNK = chunk_bytes < BPP > ();
@@ -497,9 +526,6 @@ count_row (const LaunchArgs & args, bool keyed,
 
   uint32_t keys[PX];
   uint32_t row_sum = 0;
-  uint8_t *prev = nullptr;
-  if constexpr ((K & kPrevious) != 0)
-    prev = previous_keys < BPP > (args, y, chunk);
 #pragma unroll
   for (int k = 0; k < PX; k++) {
     const bool present = k < valid_px;
@@ -545,8 +571,7 @@ count_row (const LaunchArgs & args, bool keyed,
         }
 #pragma unroll
         for (int q = 0; q < PX / 4; q++)
-          diff = __dp4a (__vabsdiffu4 (packed[q], old[q]), 0x01010101u,
-              diff);
+          diff = absdiff4_add < BPP > (packed[q], old[q], diff);
       }
       if (args.flags & CF_SUM_KEEP) {
         if constexpr (PX == 4)
@@ -667,12 +692,16 @@ load_rows (const LaunchArgs & args, const PlaneArgs & pl, const Spot & s,
   const uint8_t *row = s.src;
   if constexpr (BPP == 4) {
     if (old_keys) {
+      /* the address by additions: recomputed each row it took 8 SASS
+       * instructions (a 64-bit multiply-add), and its store's in
+       * count_tile () as many; 4K RGBA with every feature 20.9-21.0 us
+       * against 21.1 (H100) */
+      const uint8_t *prev = previous_keys < BPP > (args, s.y0, s.chunk);
+      const size_t prev_step = (size_t) kWarps * args.previous_pitch;
 #pragma unroll
-      for (int i = 0; i < kRowsPerWarp; i++) {
-        const int y = s.y0 + i * kWarps;
-        if (y < s.y1)
-          old[i] = *reinterpret_cast < const uint32_t * >
-              (previous_keys < BPP > (args, y, s.chunk));
+      for (int i = 0; i < kRowsPerWarp; i++, prev += prev_step) {
+        if (s.y0 + i * kWarps < s.y1)
+          old[i] = *reinterpret_cast < const uint32_t * >(prev);
       }
     }
   }
@@ -730,12 +759,14 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
   /* row i of this warp is y0 + i * kWarps, the same for every lane */
   if (is_whole < BPP > (pl, s)) {
     if constexpr (BPP == 4 && (K & kPrevious) != 0) {
+      /* the keys' address by additions, as in load_rows () */
+      uint8_t *prev = previous_keys < BPP > (args, s.y0, s.chunk);
+      const size_t prev_step = (size_t) kWarps * args.previous_pitch;
 #pragma unroll
-      for (int i = 0; i < kRowsPerWarp; i++) {
-        const int y = s.y0 + i * kWarps;
-        if (y < s.y1)
-          count_row < BPP, K > (args, keyed, loaded[i], y, CHUNK, s.chunk,
-              wa, ba, black, diff, col, row_key[i], &loaded_old[i]);
+      for (int i = 0; i < kRowsPerWarp; i++, prev += prev_step) {
+        if (s.y0 + i * kWarps < s.y1)
+          count_row < BPP, K > (args, keyed, loaded[i], CHUNK, wa, ba, black,
+              diff, col, row_key[i], prev, &loaded_old[i]);
       }
     } else if constexpr (BPP == 1 && (K & kPrevious) != 0) {
       /* the previous keys of PREV_ROWS rows, loaded together before any
@@ -766,8 +797,9 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
         for (int i = 0; i < PREV_ROWS; i++) {
           const int y = s.y0 + (ib + i) * kWarps;
           if (y < s.y1)
-            count_row < BPP, K > (args, keyed, loaded[ib + i], y, CHUNK,
-                s.chunk, wa, ba, black, diff, col, row_key[ib + i], old[i]);
+            count_row < BPP, K > (args, keyed, loaded[ib + i], CHUNK, wa,
+                ba, black, diff, col, row_key[ib + i],
+                previous_keys < BPP > (args, y, s.chunk), old[i]);
         }
       }
     } else if constexpr (BPP != 3) {
@@ -775,8 +807,9 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
       for (int i = 0; i < kRowsPerWarp; i++) {
         const int y = s.y0 + i * kWarps;
         if (y < s.y1)
-          count_row < BPP, K > (args, keyed, loaded[i], y, CHUNK, s.chunk,
-              wa, ba, black, diff, col, row_key[i]);
+          count_row < BPP, K > (args, keyed, loaded[i], CHUNK, wa, ba, black,
+              diff, col, row_key[i], previous_keys < BPP > (args, y,
+                  s.chunk));
       }
     } else {
       /* not unrolled: the code of a 48-byte chunk is long, and what
@@ -796,8 +829,8 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
           const int y = s.y0 + (ib + i) * kWarps;
           uint32_t key = 0;
           if (y < s.y1)
-            count_row < BPP, K > (args, keyed, w[i], y, CHUNK, s.chunk, wa,
-                ba, black, diff, col, key);
+            count_row < BPP, K > (args, keyed, w[i], CHUNK, wa, ba, black,
+                diff, col, key, previous_keys < BPP > (args, y, s.chunk));
           set_row_key (row_key, ib + i, key);
         }
       }
@@ -814,8 +847,8 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
       if (y < s.y1) {
         uint32_t w[WORDS], key = 0;
         load_chunk_any < BPP > (s.src + i * step, valid, w);
-        count_row < BPP, K > (args, keyed, w, y, valid, s.chunk, wa, ba,
-            black, diff, col, key);
+        count_row < BPP, K > (args, keyed, w, valid, wa, ba, black, diff,
+            col, key, previous_keys < BPP > (args, y, s.chunk));
         set_row_key (row_key, i, key);
       }
     }
