@@ -456,12 +456,16 @@ warp_max (uint32_t v)
 #endif
 }
 
-/* The previous frame's keys of chunk `chunk` of row y, a byte each. */
-template < int BPP > __device__ __forceinline__ uint8_t *
+/* The previous frame's keys of chunk `chunk` of row y, a byte each; null
+ * in a kernel without them, where args.previous is null too. */
+template < int BPP, unsigned K > __device__ __forceinline__ uint8_t *
 previous_keys (const LaunchArgs & args, int y, int chunk)
 {
-  return args.previous + (size_t) y * args.previous_pitch +
-      (size_t) chunk * chunk_pixels < BPP > ();
+  if constexpr ((K & kPrevious) == 0)
+    return nullptr;
+  else
+    return args.previous + (size_t) y * args.previous_pitch +
+        (size_t) chunk * chunk_pixels < BPP > ();
 }
 
 /* Loads the keys of a whole chunk, 4 bytes or 16 (aligned as the pitch
@@ -696,7 +700,8 @@ load_rows (const LaunchArgs & args, const PlaneArgs & pl, const Spot & s,
        * instructions (a 64-bit multiply-add), and its store's in
        * count_tile () as many; 4K RGBA with every feature 20.9-21.0 us
        * against 21.1 (H100) */
-      const uint8_t *prev = previous_keys < BPP > (args, s.y0, s.chunk);
+      const uint8_t *prev = previous_keys < BPP, kPrevious > (args, s.y0,
+          s.chunk);
       const size_t prev_step = (size_t) kWarps * args.previous_pitch;
 #pragma unroll
       for (int i = 0; i < kRowsPerWarp; i++, prev += prev_step) {
@@ -760,7 +765,7 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
   if (is_whole < BPP > (pl, s)) {
     if constexpr (BPP == 4 && (K & kPrevious) != 0) {
       /* the keys' address by additions, as in load_rows () */
-      uint8_t *prev = previous_keys < BPP > (args, s.y0, s.chunk);
+      uint8_t *prev = previous_keys < BPP, K > (args, s.y0, s.chunk);
       const size_t prev_step = (size_t) kWarps * args.previous_pitch;
 #pragma unroll
       for (int i = 0; i < kRowsPerWarp; i++, prev += prev_step) {
@@ -785,7 +790,7 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
         for (int i = 0; i < PREV_ROWS; i++) {
           const int y = s.y0 + (ib + i) * kWarps;
           if (load_old && y < s.y1) {
-            load_previous_keys < BPP > (previous_keys < BPP > (args, y,
+            load_previous_keys < BPP > (previous_keys < BPP, K > (args, y,
                     s.chunk), old[i]);
           } else {
 #pragma unroll
@@ -799,7 +804,7 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
           if (y < s.y1)
             count_row < BPP, K > (args, keyed, loaded[ib + i], CHUNK, wa,
                 ba, black, diff, col, row_key[ib + i],
-                previous_keys < BPP > (args, y, s.chunk), old[i]);
+                previous_keys < BPP, K > (args, y, s.chunk), old[i]);
         }
       }
     } else if constexpr (BPP != 3) {
@@ -808,7 +813,7 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
         const int y = s.y0 + i * kWarps;
         if (y < s.y1)
           count_row < BPP, K > (args, keyed, loaded[i], CHUNK, wa, ba, black,
-              diff, col, row_key[i], previous_keys < BPP > (args, y,
+              diff, col, row_key[i], previous_keys < BPP, K > (args, y,
                   s.chunk));
       }
     } else {
@@ -830,7 +835,7 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
           uint32_t key = 0;
           if (y < s.y1)
             count_row < BPP, K > (args, keyed, w[i], CHUNK, wa, ba, black,
-                diff, col, key, previous_keys < BPP > (args, y, s.chunk));
+                diff, col, key, previous_keys < BPP, K > (args, y, s.chunk));
           set_row_key (row_key, ib + i, key);
         }
       }
@@ -848,7 +853,7 @@ count_tile (const LaunchArgs & args, const PlaneArgs & pl, bool keyed,
         uint32_t w[WORDS], key = 0;
         load_chunk_any < BPP > (s.src + i * step, valid, w);
         count_row < BPP, K > (args, keyed, w, valid, wa, ba, black, diff,
-            col, key, previous_keys < BPP > (args, y, s.chunk));
+            col, key, previous_keys < BPP, K > (args, y, s.chunk));
         set_row_key (row_key, i, key);
       }
     }
@@ -1169,7 +1174,10 @@ static_assert (kRunVectors * 4 * 255 < 65536, "16-bit lane sums overflow");
 /* Loads a thread's vectors of its block's run: with CHECKED, those in the
  * plane (the others zero); FLAT: a tight plane, vector i at data + 16 i,
  * where otherwise each vector's row comes from a multiply-high.  Plain
- * loads: __ldg was 1 us slower at 4K RGBA in the experiment's kernel. */
+ * loads: __ldg was 1 us slower at 4K RGBA in the experiment's kernel; with
+ * no line in L1 and a 256-byte L2 fetch (ld.global.nc.L1::no_allocate
+ * .L2::256B) 4K took what it takes and 8K 2 us more (docs/notes.md,
+ * cudasum, tried after v10). */
 template < bool FLAT, bool CHECKED > __device__ __forceinline__ void
 load_run (const PlaneArgs & pl, int first, int total,
     uint4 (&v)[kRunVectors])
