@@ -1084,7 +1084,8 @@ time_byte_sum (Row & row, const Frames & in, SumImpl impl)
  * the flags name. */
 static Row
 bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
-    SumImpl impl, const char *op = nullptr, bool cold_keys = false)
+    SumImpl impl, const char *op = nullptr, bool cold_keys = false,
+    bool percentiles = false)
 {
   size_t fbytes = frame_bytes (fmt, w, h);
   if (impl != SUM_OURS && impl != SUM_OURS_LAST_BLOCK) {
@@ -1137,6 +1138,21 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
   DeviceArray < uint8_t > sums (3 * sums_bytes);
   sums.poison ();
   CHECK (cudaMemset (sums.ptr, 0, sums_bytes));
+  /* with percentiles, cudasum runs cudahist's kernel over the frame before
+   * the statistics (gstcudasum.c), into sums of its own: launch n adds
+   * into buffer n % 3 and zeroes buffer (n + 1) % 3 */
+  const size_t hist_bytes = (cf_hist_sums_bytes () + 255) / 256 * 256;
+  DeviceArray < uint8_t > hist_sums (percentiles ? 3 * hist_bytes : 1);
+  if (percentiles) {
+    hist_sums.poison ();
+    CHECK (cudaMemset (hist_sums.ptr, 0, hist_bytes));
+  }
+  int hist_launches = 0;
+  auto launch_hist =[&](const CfSamplePlane * p, int k) {
+    const int n = hist_launches++;
+    return (int) cf_hist_planes_add (p, k, hist_sums.ptr + (n % 3) *
+        hist_bytes, hist_sums.ptr + ((n + 1) % 3) * hist_bytes, nullptr);
+  };
   int add_launches = 0;
   auto launch_ours =[&](const CfSamplePlane * p, int k, const CfSumKey * kk) {
     if (impl == SUM_OURS_LAST_BLOCK)
@@ -1242,6 +1258,16 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
           prev_want.data (), prev_pitch, w, h);
     }
   }
+  if (percentiles) {
+    const int nc = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
+    std::vector < uint32_t > counts_want (nc), counts_got (nc);
+    cf_ref_hist_planes (hp, np, counts_want.data ());
+    CHECK (launch_hist (dp, np));
+    std::vector < uint8_t > host = hist_sums.download ();
+    cf_hist_sums_counts (host.data (), counts_got.data ());
+    check_values_equal (what.c_str (), "percentiles' counts",
+        counts_got.data (), counts_want.data (), nc);
+  }
   /* only now: runs again of KEEP overwrite prev_want */
   row.cpu_us = cpu_median_us (first_s, reference);
 
@@ -1251,7 +1277,10 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     CfSumKey kk = key;
     if (prev)
       kk.previous = previous_of (i);
-    return launch_ours (p, k, &kk);
+    int err = percentiles ? launch_hist (p, k) : 0;
+    if (!err)
+      err = launch_ours (p, k, &kk);
+    return err;
   };
   time_row (row, launch, false);
   return row;
@@ -1547,6 +1576,19 @@ all_cases (void)
     add (name ("sum", *fmt, k4K, " all cold-keys", false),[=] {
           return bench_sum (k4K.w, k4K.h, *fmt, false, all, SUM_OURS,
               nullptr, true);
+        });
+  /* cudasum percentiles=true: the histogram's pass before the
+   * statistics', which reads the frame once more between two frames'
+   * differences */
+  add ("sum RGBA 4K percentiles",[=] {
+        return bench_sum (k4K.w, k4K.h, kRGBA, false, 0, SUM_OURS,
+            "sum+percentiles", false, true);
+      });
+  for (bool cold: {false, true})
+    add (std::string ("sum RGBA 4K all+percentiles") + (cold ? " cold-keys" :
+            ""),[=] {
+          return bench_sum (k4K.w, k4K.h, kRGBA, false, all, SUM_OURS,
+              "sum all+percentiles", cold, true);
         });
 
   for (auto & s:kSizes)
