@@ -405,12 +405,13 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   key.previous_pitch = previous_pitch (self->frame_width);
 
   /* The histogram first: its ordinary loads leave the end of the frame
-   * in L2 for the statistics' pass, whose evict-first loads would leave
-   * little for it.  On an H100 at 4K RGBA, statistics and percentiles
-   * took 26.0-26.3 us so against 29.6-29.9 the other way round, and with
+   * in L2 for the statistics' pass (which, with luma features, reads
+   * with evict-first loads and would leave little of it the other way
+   * round).  On an H100 at 4K RGBA, statistics and percentiles took
+   * 26.0-26.3 us so against 29.6-29.9 the other way round, and with
    * every detector 36.4-36.8 against 42.6-42.7 (docs/notes.md, cudasum,
    * percentiles).  The statistics' launch zeroes all of the next frame's
-   * sums, the histogram's too. */
+   * sums, the histogram's too (whether or not this frame counts one). */
   err = 0;
   if (percentiles)
     err = cf_hist_planes_add (region->planes, (int) region->n_planes,
