@@ -234,7 +234,14 @@ struct BlockWords
 
   uint8_t *counters;
   uint32_t lane4;
-  uint8_t *sub_base[4];         /* a sub-counter's channel's words, + lane4 */
+  /* a sub-counter's channel's words + lane4, as a byte offset into
+   * `counters` whose bits (channel 15-17, lane 2-6) are apart from the
+   * value's (7-14): a byte's counter is then `counters + (value_offset |
+   * sub_offset[s])`, one LOP3 and an atomic with the counters' base in a
+   * uniform register, where adding the value's offset to a pointer a
+   * sub-counter took one more instruction a byte (docs/notes.md,
+   * cudahist v11) */
+  uint32_t sub_offset[4];
   unsigned channels_used;
   bool ready;                   /* counters zeroed, block past its barrier */
 
@@ -265,7 +272,7 @@ struct BlockWords
 #pragma unroll
     for (int s = 0; s < 4; s++) {
       const int c = pl.channel_of_sub[s] < 0 ? kSkipped : pl.channel_of_sub[s];
-      sub_base[s] = counters + c * kChannelBytes + lane4;
+      sub_offset[s] = c * kChannelBytes | lane4;
     }
   }
   template < int BPP > __device__ __forceinline__ void before_segment ()
@@ -276,13 +283,15 @@ struct BlockWords
   /* s is a constant once count_body's loops are unrolled */
   __device__ __forceinline__ void add (int s, uint32_t offset)
   {
-    atomicAdd (reinterpret_cast < uint32_t * >(sub_base[s] + offset), 1u);
+    atomicAdd (reinterpret_cast < uint32_t * >(counters +
+            (offset | sub_offset[s])), 1u);
   }
   __device__ __forceinline__ void add_any (int s, uint32_t offset)
   {
-    uint8_t *base = s == 0 ? sub_base[0] : s == 1 ? sub_base[1] :
-        s == 2 ? sub_base[2] : sub_base[3];
-    atomicAdd (reinterpret_cast < uint32_t * >(base + offset), 1u);
+    const uint32_t sub = s == 0 ? sub_offset[0] : s == 1 ? sub_offset[1] :
+        s == 2 ? sub_offset[2] : sub_offset[3];
+    atomicAdd (reinterpret_cast < uint32_t * >(counters + (offset | sub)),
+        1u);
   }
   __device__ void end_plane (bool last_plane)
   {
