@@ -38,31 +38,17 @@
 #include <cuda_runtime.h>
 
 #include "cudafilters-kernels.h"
+#include "experiment.cuh"
 
-#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  std::fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorName (e_)); \
-  std::exit (2); } } while (0)
 
 static const int kBins = 256, kChannels = 4;
 static const int kCounterBytes = kChannels * kBins * 32 * 4;    /* 128 KB */
 static const int kBlock = 1024;
 
-#if !defined (__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-#define BULK_ASM(...) asm volatile (__VA_ARGS__)
-#else
-#define BULK_ASM(...) __trap ()
-#endif
-
 __device__ __forceinline__ size_t
 smaller (size_t a, size_t b)
 {
   return a < b ? a : b;
-}
-
-__device__ __forceinline__ unsigned
-shared_address (const void *p)
-{
-  return (unsigned) __cvta_generic_to_shared (p);
 }
 
 /* byte K of w, as the offset of its value's counter: value * 32 lanes * 4 */
@@ -135,17 +121,7 @@ read_regs4 (const uint4 * frame, size_t vectors, uint32_t * out)
 #pragma unroll
   for (int u = 0; u < 4; u++)
     sum += v[u].x + v[u].y + v[u].z + v[u].w;
-  __shared__ uint32_t warp_sums[8];
-  for (int o = 16; o; o >>= 1)
-    sum += __shfl_xor_sync (0xffffffffu, sum, o);
-  if ((threadIdx.x & 31) == 0)
-    warp_sums[threadIdx.x >> 5] = sum;
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < 8; w++)
-      sum += warp_sums[w];
-    atomicAdd (out, sum);
-  }
+  block_total < 256 > (sum, out);
 }
 
 /* each warp: U vectors a lane loaded, then counted; grid-stride.  LDG:
@@ -319,18 +295,6 @@ hist_share (const uint4 * frame, size_t vectors, uint32_t * out,
   publish_bins (smem, out);
 }
 
-__device__ __forceinline__ void
-wait_phase (uint64_t * bar, unsigned parity)
-{
-  unsigned done = 1;
-  do {
-    BULK_ASM ("{ .reg .pred p;\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p; }"
-        : "=r" (done) : "r" (shared_address (bar)), "r" (parity) : "memory");
-  } while (!done);
-}
-
 /* Block b reads bytes [b * share, (b + 1) * share) of the frame in chunks
  * of CHUNK, through STAGES stages.  Warp 31, lane 0 issues the copies;
  * warps 0-30 count (or, NOCOUNT, sum) each stage and free it. */
@@ -365,16 +329,9 @@ hist_bulk (const uint4 * frame, size_t vectors, uint32_t * out)
      * the counting warps free their stages */
     const uint8_t *src = (const uint8_t *) frame + begin;
     auto issue =[&](int k) {
-      const int s = k % STAGES;
       const size_t off = (size_t) k * CHUNK;
-      const unsigned n = (unsigned) smaller (CHUNK,
-          end - begin - off);
-      BULK_ASM ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-          :: "r" (shared_address (&full[s])), "r" (n) : "memory");
-      BULK_ASM ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
-          "::bytes [%0], [%1], %2, [%3];"
-          :: "r" (shared_address (staged + s * CHUNK)), "l" (src + off),
-          "r" (n), "r" (shared_address (&full[s])) : "memory");
+      issue_bulk (staged + k % STAGES * CHUNK, src + off,
+          (unsigned) smaller (CHUNK, end - begin - off), &full[k % STAGES]);
     };
     if (lane == 0)
       for (int k = 0; k < chunks && k < STAGES; k++)
@@ -431,38 +388,6 @@ struct Variant
   size_t shared;
   bool counts;                  /* check the histogram */
 };
-
-static float
-median (std::vector < float >&t)
-{
-  std::sort (t.begin (), t.end ());
-  return t[t.size () / 2];
-}
-
-template < class Launch > static float
-median_queued_ms (int warmup, int runs, Launch launch)
-{
-  std::vector < cudaEvent_t > ev (2 * runs);
-  for (auto & e:ev)
-    CHECK (cudaEventCreate (&e));
-  for (int r = 0; r < warmup; r++)
-    launch (r);
-  for (int r = 0; r < runs; r++) {
-    CHECK (cudaEventRecord (ev[2 * r]));
-    launch (r);
-    CHECK (cudaEventRecord (ev[2 * r + 1]));
-  }
-  CHECK (cudaDeviceSynchronize ());
-  std::vector < float >t;
-  for (int r = 0; r < runs; r++) {
-    float ms;
-    CHECK (cudaEventElapsedTime (&ms, ev[2 * r], ev[2 * r + 1]));
-    t.push_back (ms);
-  }
-  for (auto e:ev)
-    CHECK (cudaEventDestroy (e));
-  return median (t);
-}
 
 template < class Launch > static float
 sustained_ms (Launch launch)
@@ -660,7 +585,7 @@ main (int argc, char **argv)
         /* each timing starts its launches at 0: hist_share's first
          * queues must be zeros */
         CHECK (cudaMemset (queues, 0, 3 * 4096));
-        const float q = median_queued_ms (30, 200, one);
+        const float q = queued_ms (30, 200, one);
         CHECK (cudaMemset (queues, 0, 3 * 4096));
         const float s = sustained_ms (one);
         std::printf ("%d,%s,%s,%.2f,%.2f\n", round, size.name, v.name,

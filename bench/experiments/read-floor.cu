@@ -36,9 +36,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  std::fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorName (e_)); \
-  std::exit (2); } } while (0)
+#include "experiment.cuh"
 
 static const int kThreads = 256;
 
@@ -46,23 +44,6 @@ __device__ __forceinline__ unsigned
 vector_sum (uint4 v)
 {
   return v.x + v.y + v.z + v.w;
-}
-
-__device__ __forceinline__ void
-block_total (unsigned sum, unsigned *out)
-{
-  __shared__ unsigned warp_sums[kThreads / 32];
-  for (int o = 16; o; o >>= 1)
-    sum += __shfl_xor_sync (0xffffffffu, sum, o);
-  if ((threadIdx.x & 31) == 0)
-    warp_sums[threadIdx.x >> 5] = sum;
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    unsigned total = 0;
-    for (int w = 0; w < kThreads / 32; w++)
-      total += warp_sums[w];
-    atomicAdd (out, total);
-  }
 }
 
 __device__ __forceinline__ uint4
@@ -94,7 +75,7 @@ read_regs (const uint4 *frame, size_t vectors, unsigned *out)
 #pragma unroll
   for (int u = 0; u < U; u++)
     sum += vector_sum (v[u]);
-  block_total (sum, out);
+  block_total < kThreads > (sum, out);
 }
 
 template < int U > __global__ void
@@ -115,45 +96,7 @@ read_stride (const uint4 *frame, size_t vectors, unsigned *out)
     for (int u = 0; u < U; u++)
       sum += vector_sum (v[u]);
   }
-  block_total (sum, out);
-}
-
-/* The bulk copy engine (sm_90; main skips these variants on older GPUs,
- * whose builds of them only trap).  One thread issues, every thread waits
- * on the stage's mbarrier (phase parity), sums, and a barrier frees the
- * stage. */
-#if !defined (__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-#define BULK_ASM(...) asm volatile (__VA_ARGS__)
-#else
-#define BULK_ASM(...) __trap ()
-#endif
-__device__ __forceinline__ unsigned
-shared_address (const void *p)
-{
-  return (unsigned) __cvta_generic_to_shared (p);
-}
-
-__device__ __forceinline__ void
-issue_bulk (void *dst, const void *src, unsigned bytes, uint64_t *bar)
-{
-  BULK_ASM ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-      :: "r" (shared_address (bar)), "r" (bytes) : "memory");
-  BULK_ASM ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
-      "::bytes [%0], [%1], %2, [%3];"
-      :: "r" (shared_address (dst)), "l" (src), "r" (bytes),
-      "r" (shared_address (bar)) : "memory");
-}
-
-__device__ __forceinline__ void
-wait_phase (uint64_t *bar, unsigned parity)
-{
-  unsigned done = 1;
-  do {
-    BULK_ASM ("{ .reg .pred p;\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p; }"
-        : "=r" (done) : "r" (shared_address (bar)), "r" (parity) : "memory");
-  } while (!done);
+  block_total < kThreads > (sum, out);
 }
 
 __device__ __forceinline__ unsigned
@@ -205,7 +148,7 @@ read_bulk (const uint4 *frame, size_t vectors, unsigned *out)
           chunk_bytes (bytes, CHUNK, next),
           &full[s]);
   }
-  block_total (sum, out);
+  block_total < kThreads > (sum, out);
 }
 
 struct Variant
@@ -226,13 +169,6 @@ grid_of (const Variant & v, size_t vectors)
     return (int) ((vectors + (size_t) kThreads * v.per_thread - 1) /
         ((size_t) kThreads * v.per_thread));
   return g_sms * v.blocks_per_sm;
-}
-
-static float
-median (std::vector < float >&t)
-{
-  std::sort (t.begin (), t.end ());
-  return t[t.size () / 2];
 }
 
 /* The median milliseconds of `runs` timings, after `warmup` more, of

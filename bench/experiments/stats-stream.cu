@@ -28,9 +28,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  std::fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorName (e_)); \
-  std::exit (2); } } while (0)
+#include "experiment.cuh"
 
 namespace {
 constexpr int kT = 256;
@@ -244,37 +242,10 @@ bis (LaunchArgs args, Workspace * ws)
   }
 }
 
-float
-median (std::vector < float >t)
-{
-  std::sort (t.begin (), t.end ());
-  return t[t.size () / 2];
-}
-
 template < class L > float
 queued_us (L launch)
 {
-  const int warm = 30, runs = 200;
-  std::vector < cudaEvent_t > ev (2 * runs);
-  for (auto & e:ev)
-    CHECK (cudaEventCreate (&e));
-  for (int r = 0; r < warm; r++)
-    launch (r);
-  for (int r = 0; r < runs; r++) {
-    CHECK (cudaEventRecord (ev[2 * r]));
-    launch (warm + r);
-    CHECK (cudaEventRecord (ev[2 * r + 1]));
-  }
-  CHECK (cudaDeviceSynchronize ());
-  std::vector < float >t;
-  for (int r = 0; r < runs; r++) {
-    float ms;
-    CHECK (cudaEventElapsedTime (&ms, ev[2 * r], ev[2 * r + 1]));
-    t.push_back (ms * 1e3f);
-  }
-  for (auto e:ev)
-    CHECK (cudaEventDestroy (e));
-  return median (t);
+  return queued_ms (30, 200, launch) * 1e3f;
 }
 }
 
