@@ -2238,9 +2238,22 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   /* as many blocks as fit at once, each with an equal share of the work:
    * one wave, so no SM idles through a second, partial one (each part of
    * a strip a block takes costs its lag steps again: the top halo) */
-  const long long work = (long long) ((width + kMmaStripPx - 1) /
-      kMmaStripPx) * ((height + kMmaStep - 1) / kMmaStep);
-  const int blocks = (int) min ((long long) max (1, per_sm) * sms, work);
+  const int strips = (width + kMmaStripPx - 1) / kMmaStripPx;
+  const long long work = (long long) strips * ((height + kMmaStep - 1) /
+      kMmaStep);
+  int blocks = (int) min ((long long) max (1, per_sm) * sms, work);
+  /* At radius 8 (equal shares, WorkRun < 8 >), a whole number of blocks a
+   * strip, where that leaves at least 9 in 10 of them: then every strip's
+   * runs start on the same rows, so that blocks side by side read the same
+   * rows at about the same time, and the halo columns a strip shares with
+   * its neighbours come from L2 for the second reader.  At 8K (120 strips,
+   * 660 blocks) the runs were out of step from strip to strip; 600 blocks
+   * took 8K RGBA sigma 2.6 from 135.6 to 118.2 us on the H100.  At 4K and
+   * 1080p the 660 blocks already are 11 and 22 a strip (docs/notes.md,
+   * cudablur: the data movement alone). */
+  if (HALO == 8 && blocks > strips && 10 * (blocks - blocks % strips) >=
+      9 * blocks)
+    blocks -= blocks % strips;
   kernel <<< blocks, kMmaThreads, smem, stream >>> (src, src_pitch, dst,
       dst_pitch, width, height, a);
   return cudaGetLastError ();
