@@ -381,7 +381,8 @@ __launch_bounds__ (kVThreads)
  * Every sum is the reference's integer exactly.
  *
  * A block walks down a strip of kMmaStripPx pixels (or the part of one,
- * or of two, that WorkRun gives it), 16 rows at a time.  Each step stages
+ * or of two, that WorkRun gives it; the radius-8 kernel's strips with 4
+ * channels are wider: see Mma8Shape), 16 rows at a time.  Each step stages
  * 16 input rows (halo columns included, border rule applied) in shared
  * memory, one plane per channel (see StepLoader); the horizontal products
  * turn them into 16 rows of t, stored transposed (a column's rows adjacent,
@@ -399,6 +400,12 @@ constexpr int kMmaThreads = 128;
 constexpr int kMmaWarps = kMmaThreads / 32;
 constexpr int kMmaStripPx = 64;
 constexpr int kMmaStep = 16;
+/* A warp owns 16 pixel columns of a strip: a block has 2 threads a pixel */
+__host__ __device__ constexpr int
+mma_threads (int strip_px)
+{
+  return 2 * strip_px;
+}
 
 /* The halo, in pixels and rows, for a radius: a multiple of 8 (so that a
  * row of a step is whole 4-pixel units, and the lag whole steps) */
@@ -410,34 +417,34 @@ mma_halo (int r)
 
 /* Shared memory per channel.  A horizontal tile of 16 outputs reads
  * chunks of 32 taps from 16 * tile to 16 * tile + 32 NK, so input rows
- * hold 48 + 32 NK pixels.  The t ring holds the steps from the output's to
- * the one being computed, lag + 1 of them (16 + 2 HALO rows: exactly the
- * taps of NV vertical products of 16), as halves, a column's rows adjacent
- * (the vertical products' B operand), in words of two rows.  Where a
+ * hold STRIP - 16 + 32 NK pixels.  The t ring holds the steps from the
+ * output's to the one being computed, lag + 1 of them (16 + 2 HALO rows:
+ * exactly the taps of NV vertical products of 16), as halves, a column's
+ * rows adjacent (the vertical products' B operand), in words of two rows.  Where a
  * column's words would put the 8 columns a fragment load touches on the
  * same banks, the row pairs are XOR-swizzled by the column (t_word), so
  * that loads and stores are free of bank conflicts. */
-template < int HALO > struct MmaLayout
+template < int HALO, int STRIP = kMmaStripPx > struct MmaLayout
 {
+  static constexpr int threads = mma_threads (STRIP);
   static constexpr int chunks = (16 + 2 * HALO + 31) / 32;
-  static constexpr int span = kMmaStripPx + 2 * HALO;   /* pixels loaded */
+  static constexpr int span = STRIP + 2 * HALO; /* pixels loaded */
   static constexpr int units_per_row = span / 4;
   static constexpr int units = kMmaStep * units_per_row;
-  static constexpr int units_per_thread =
-      (units + kMmaThreads - 1) / kMmaThreads;
+  static constexpr int units_per_thread = (units + threads - 1) / threads;
   static constexpr int lag = HALO / 8;  /* steps of t ahead of the output */
   /* the last chunk's taps 16 .. 31 meet zero weights for every output
    * (16 + 2 HALO taps in all): it takes the k = 16 product, on half the
    * operands, for half the tensor work */
   static constexpr bool half_last = (16 + 2 * HALO) % 32 == 16;
-  static constexpr int in_w = 48 + 32 * chunks;
+  static constexpr int in_w = STRIP - 16 + 32 * chunks;
   static constexpr int ring = kMmaStep * (lag + 1);
   static constexpr int vchunks = ring / 16;     /* vertical products */
   static constexpr int ring_words = ring / 2;   /* words of a column */
   static_assert (ring == 16 + 2 * HALO && 16 * vchunks == ring
       && 2 * ring_words == ring, "t ring");
   static constexpr int in_bytes = kMmaStep * in_w;
-  static constexpr int t_bytes = kMmaStripPx * ring * 2;
+  static constexpr int t_bytes = STRIP * ring * 2;
   /* one channel: its input rows, then its t ring */
   static constexpr int channel_bytes = in_bytes + t_bytes;
 
@@ -784,14 +791,14 @@ place_output (uint32_t (&rows)[2][(2 * C + 3) / 4], const float (&sum)[4],
  * first or the last strip counts EDGE_WEIGHT eighths of one of the
  * others: their steps fill the columns outside the frame, behind a
  * barrier of their own (StepLoader::fill_halo()). */
-template < int EDGE_WEIGHT > struct WorkRun
+template < int EDGE_WEIGHT, int STRIP = kMmaStripPx > struct WorkRun
 {
   int width, height, out_steps, strips;
   long long s0, s1;
 
   __device__ WorkRun (int w, int h) : width (w), height (h),
       out_steps ((h + kMmaStep - 1) / kMmaStep),
-      strips ((w + kMmaStripPx - 1) / kMmaStripPx)
+      strips ((w + STRIP - 1) / STRIP)
   {
     if constexpr (EDGE_WEIGHT == 8) {
       const long long total = (long long) strips * out_steps;
@@ -829,7 +836,7 @@ template < int EDGE_WEIGHT > struct WorkRun
     const int strip = (int) (s0 / out_steps);
     const int first = (int) (s0 - (long long) strip * out_steps);
     n = (int) min ((long long) (out_steps - first), s1 - s0);
-    x0 = strip * kMmaStripPx;
+    x0 = strip * STRIP;
     y0 = first * kMmaStep;
     rows = min (n * kMmaStep, height - y0);
     s0 += n;
@@ -959,10 +966,10 @@ constant_unit (uint32_t constant)
 
 /* The input of a step: 16 rows of span pixels from x0 - HALO, unit u (4
  * pixels) at row u / units_per_row.  Every load is asynchronous
- * (cp.async), issued one step ahead into this thread's 16-byte slot of a
- * raw buffer: the loads stay in flight during the step's products without
- * holding registers.  Staging turns each unit into one word per channel
- * plane.  A thread stages the units it copied, so only cp.async's own wait
+ * (cp.async), issued one step ahead (or two) into this thread's 16-byte
+ * slot of a raw buffer: the loads stay in flight during the step's
+ * products without holding registers.  Staging turns each unit into one
+ * word per channel plane.  A thread stages the units it copied, so only cp.async's own wait
  * orders them.
  *
  * - A unit inside the frame, on an aligned row, is one copy.
@@ -983,9 +990,9 @@ constant_unit (uint32_t constant)
  * Steps of frame rows whose units are all of the first and third kinds
  * (interior(), whole_units()) take paths without the per-unit checks the
  * others need (issue_whole(), stage_whole()). */
-template < int C, int HALO > struct StepLoader
+template < int C, int HALO, int STRIP = kMmaStripPx > struct StepLoader
 {
-  using L = MmaLayout < HALO >;
+  using L = MmaLayout < HALO, STRIP >;
   const uint8_t *src;
   size_t src_pitch;
   int width, height, x0, y0;
@@ -1091,8 +1098,8 @@ template < int C, int HALO > struct StepLoader
   {
 #pragma unroll
     for (int k = 0; k < L::units_per_thread; k++) {
-      const int u = tid + k * kMmaThreads;
-      if (L::units % kMmaThreads == 0 || u < L::units)
+      const int u = tid + k * L::threads;
+      if (L::units % L::threads == 0 || u < L::units)
         f (u);
     }
   }
@@ -1151,12 +1158,15 @@ template < int C, int HALO > struct StepLoader
         });
   }
 
-  /* into the C planes at `in` (plane stride in_stride) */
+  /* into the C planes at `in` (plane stride in_stride), once this
+   * thread's copies of the step have landed: all but the PENDING groups
+   * it committed last (the steps issued after this one) */
+  template < int PENDING = 0 >
   __device__ __forceinline__ void stage (const uint8_t * raw, uint8_t * in,
       int in_stride, int step, int tid, const BlurArgs & a) const
   {
 #if __CUDA_ARCH__ >= 800
-    asm volatile ("cp.async.wait_group 0;\n"::: "memory");
+    asm volatile ("cp.async.wait_group %0;\n"::"n" (PENDING):"memory");
 #endif
     if (interior (step))
       stage_whole < false > (raw, in, in_stride, tid);
@@ -1232,7 +1242,7 @@ template < int C, int HALO > struct StepLoader
     const int n_left = max (0, min (L::span, -left));
     const int right_from = max (n_left, min (L::span, width - left));
     const int n = n_left + L::span - right_from;
-    for (int i = tid; i < kMmaStep * n; i += kMmaThreads) {
+    for (int i = tid; i < kMmaStep * n; i += L::threads) {
       const int rr = i / n, k = i - rr * n;
       const int j = k < n_left ? k : right_from + (k - n_left);
       const int sx = border_index (left + j, width, a.border);
@@ -1412,6 +1422,38 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
   }
 }
 
+/* The radius-8 kernel's strips (pixels), blocks an SM, and steps of input
+ * in flight (ahead, in ahead + 1 raw buffers).
+ * - 1 to 3 channels: strips of 64 pixels (128 threads), 5 blocks an SM,
+ *   1 step ahead.  5 blocks measured 1% faster than 6 (80 registers,
+ *   spills).
+ * - 4 channels: strips of 128 pixels (256 threads), 2 blocks an SM with up
+ *   to 128 registers a thread, 2 steps ahead.  Against the 64-pixel shape,
+ *   on the H100: 4K RGBA sigma 2.6 36.5-36.8 -> 35.7-36.1 us, 1080p
+ *   16.0-16.2 -> 15.3, 8K the same (117.5-119.1 both); the halo is 12.5%
+ *   of a strip instead of 25%, and the copies of the strip-walk skeleton
+ *   (bench/experiments) take 29.2-29.5 us at 4K in this shape, 32.0-32.4
+ *   in the other.  The same shape for 1 and 2 channels made 4K NV12 3%
+ *   slower (docs/notes.md, cudablur: wider strips). */
+template < int C > struct Mma8Shape
+{
+  static constexpr bool wide = C == 4;
+  static constexpr int strip = wide ? 128 : kMmaStripPx;
+  static constexpr int threads = mma_threads (strip);
+  static constexpr int blocks_per_sm = wide ? 2 : 5;
+  static constexpr int ahead = wide ? 2 : 1;
+};
+
+/* A group of no copies: stage < PENDING > counts groups, so each step
+ * past a part's end still commits one */
+__device__ __forceinline__ void
+commit_empty_group ()
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.commit_group;\n":::"memory");
+#endif
+}
+
 /* Radius 8 or less: t never leaves the registers.  The 32 rows of t a
  * vertical tile of 16 outputs needs are two blocks of 16 rows (halo 8 on
  * either side), and a horizontal tile's result (rows 2t and 2t + 1 of
@@ -1420,10 +1462,10 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
  * So a warp owns 16 pixel columns of the strip: per 16-row block it
  * computes t (from the input rows staged in shared memory, the only data
  * the warps share) and at once the 16 output rows that the block and the
- * one before it cover.  One barrier per block, the input double-buffered.
- * 5 blocks per SM: measured 1% faster than 6 (80 registers, spills). */
+ * one before it cover.  One barrier per block, the staged input
+ * double-buffered.  The block's shape is Mma8Shape's. */
 template < int C > __global__ void
-__launch_bounds__ (kMmaThreads, 5)
+__launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
     blur_mma8_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
     const __grid_constant__ BlurArgs a)
@@ -1431,14 +1473,16 @@ __launch_bounds__ (kMmaThreads, 5)
   /* (built for every architecture, but launched on sm_80 on only: below,
    * the products and copies compile to nothing) */
   constexpr int HALO = 8;
-  using L = MmaLayout < HALO >;
+  using S = Mma8Shape < C >;
+  using L = MmaLayout < HALO, S::strip >;
   static_assert (L::chunks == 1 && L::lag == 1 && !L::half_last,
       "one whole chunk, one block");
+  static_assert (S::ahead == 1 || S::ahead == 2, "raw buffers");
   constexpr int in_bytes = C * L::in_bytes;     /* one buffer, all planes */
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  WorkRun < 8 > run (width, height);
+  WorkRun < 8, S::strip > run (width, height);
   int x0 = 0, y0 = 0, rows = 0, n = 0;
 
   __shared__ uint32_t weights[2][33];
@@ -1470,9 +1514,9 @@ __launch_bounds__ (kMmaThreads, 5)
   const bool vector_stores = ((uintptr_t) dst % out_align) == 0 &&
       dst_pitch % out_align == 0;
 
-  StepLoader < C, HALO > loader { src, src_pitch, width, height, 0, 0,
-    rows_aligned };
-  /* two input buffers, then raw copies of two blocks' units */
+  StepLoader < C, HALO, S::strip > loader { src, src_pitch, width, height,
+    0, 0, rows_aligned };
+  /* two input buffers, then raw copies of S::ahead + 1 blocks' units */
   uint8_t *raw = mma_smem + 2 * in_bytes;
   constexpr int raw_bytes = 16 * L::units;
 
@@ -1492,6 +1536,12 @@ __launch_bounds__ (kMmaThreads, 5)
     loader.x0 = x0;
     loader.y0 = y0;
     loader.issue (raw, 0, tid, a);
+    if constexpr (S::ahead == 2) {
+      if (n >= 1)
+        loader.issue (raw + raw_bytes, 1, tid, a);
+      else
+        commit_empty_group ();
+    }
     if (fold) {
       /* (warp-uniform) */
       const int xw = x0 + 16 * warp;
@@ -1513,12 +1563,29 @@ __launch_bounds__ (kMmaThreads, 5)
     const int whole_steps = vector_stores && xw + 16 <= width ?
         rows / kMmaStep : 0;
     uint8_t *out_step = dst + (size_t) y0 * dst_pitch + (size_t) x0 * C;
+    uint8_t *raw_step = raw;    /* the raw buffer of this block's input */
     for (int block = 0; block <= n; block++) {
       uint8_t *in = mma_smem + (block & 1) * in_bytes;
-      loader.stage (raw + (block & 1) * raw_bytes, in, L::in_bytes, block,
-          tid, a);
-      if (block < n)
-        loader.issue (raw + ((block + 1) & 1) * raw_bytes, block + 1, tid, a);
+      if constexpr (S::ahead == 1) {
+        loader.stage (raw + (block & 1) * raw_bytes, in, L::in_bytes, block,
+            tid, a);
+        if (block < n)
+          loader.issue (raw + ((block + 1) & 1) * raw_bytes, block + 1, tid,
+              a);
+      } else {
+        /* block + 2 goes to the buffer block - 1 took (each thread stages
+         * only its own copies, so no barrier orders the two) */
+        loader.template stage < 1 > (raw_step, in, L::in_bytes, block, tid,
+            a);
+        uint8_t *raw_free = raw_step == raw ? raw + 2 * raw_bytes :
+            raw_step - raw_bytes;
+        if (block + 2 <= n)
+          loader.issue (raw_free, block + 2, tid, a);
+        else
+          commit_empty_group ();
+        raw_step = raw_step == raw + 2 * raw_bytes ? raw : raw_step +
+            raw_bytes;
+      }
       __syncthreads ();
       if (!fold && loader.has_halo ()) {
         loader.fill_halo (in, L::in_bytes, tid, a);
@@ -2207,11 +2274,14 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
     cudaStream_t stream)
 {
-  /* radius 8 or less: t stays in registers, two input buffers and two
-   * raw buffers only; larger: the channels' input rows and t rings, and
-   * one raw buffer */
-  using L = MmaLayout < HALO >;
-  const size_t smem = HALO == 8 ? 2 * C * L::in_bytes + 2 * 16 * L::units
+  /* radius 8 or less: t stays in registers, two input buffers and
+   * Mma8Shape's raw buffers only; larger: the channels' input rows and t
+   * rings, and one raw buffer */
+  constexpr int strip_px = HALO == 8 ? Mma8Shape < C >::strip : kMmaStripPx;
+  constexpr int threads = mma_threads (strip_px);
+  using L = MmaLayout < HALO, strip_px >;
+  const size_t smem = HALO == 8 ? 2 * C * L::in_bytes +
+      (Mma8Shape < C >::ahead + 1) * 16 * L::units
       : C * L::channel_bytes + 16 * L::units;
   void (*kernel) (const uint8_t *, size_t, uint8_t *, size_t, int, int,
       BlurArgs);
@@ -2231,14 +2301,14 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev);
   if (e == cudaSuccess)
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel,
-        kMmaThreads, smem);
+        threads, smem);
   if (e != cudaSuccess)
     return e;
 
   /* as many blocks as fit at once, each with an equal share of the work:
    * one wave, so no SM idles through a second, partial one (each part of
    * a strip a block takes costs its lag steps again: the top halo) */
-  const int strips = (width + kMmaStripPx - 1) / kMmaStripPx;
+  const int strips = (width + strip_px - 1) / strip_px;
   const long long work = (long long) strips * ((height + kMmaStep - 1) /
       kMmaStep);
   int blocks = (int) min ((long long) max (1, per_sm) * sms, work);
@@ -2249,12 +2319,13 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
    * its neighbours come from L2 for the second reader.  At 8K (120 strips,
    * 660 blocks) the runs were out of step from strip to strip; 600 blocks
    * took 8K RGBA sigma 2.6 from 135.6 to 118.2 us on the H100.  At 4K and
-   * 1080p the 660 blocks already are 11 and 22 a strip (docs/notes.md,
-   * cudablur: the data movement alone). */
+   * 1080p the 660 blocks already were 11 and 22 a strip (docs/notes.md,
+   * cudablur: the data movement alone).  (128-pixel strips, 2 blocks an
+   * SM: 240 blocks at 4K and 8K, 255 at 1080p.) */
   if (HALO == 8 && blocks > strips && 10 * (blocks - blocks % strips) >=
       9 * blocks)
     blocks -= blocks % strips;
-  kernel <<< blocks, kMmaThreads, smem, stream >>> (src, src_pitch, dst,
+  kernel <<< blocks, threads, smem, stream >>> (src, src_pitch, dst,
       dst_pitch, width, height, a);
   return cudaGetLastError ();
 }
