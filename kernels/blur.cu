@@ -1434,7 +1434,8 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
  *   of a strip instead of 25%, and the copies of the strip-walk skeleton
  *   (bench/experiments) take 29.2-29.5 us at 4K in this shape, 32.0-32.4
  *   in the other.  The same shape for 1 and 2 channels made 4K NV12 3%
- *   slower (docs/notes.md, cudablur: wider strips). */
+ *   slower (docs/notes.md, cudablur: wider strips); 3 channels (RGB, BGR)
+ *   have no benchmark row and keep the shape that was measured before. */
 template < int C > struct Mma8Shape
 {
   static constexpr bool wide = C == 4;
