@@ -47,6 +47,85 @@
 #define ASYNC_ASM(...) __trap ()
 #endif
 
+/* cp.async of 16 bytes: .cg (through L2 only) or, CA, .ca (L1 too) */
+template < bool CA = false > __device__ __forceinline__ void
+copy16_async (void *to, const uint8_t * from)
+{
+  if constexpr (CA)
+    ASYNC_ASM ("cp.async.ca.shared.global [%0], [%1], 16;"
+        :: "r" (shared_address (to)), "l" (from) : "memory");
+  else
+    ASYNC_ASM ("cp.async.cg.shared.global [%0], [%1], 16;"
+        :: "r" (shared_address (to)), "l" (from) : "memory");
+}
+
+__device__ __forceinline__ void
+commit_async ()
+{
+  ASYNC_ASM ("cp.async.commit_group;":::"memory");
+}
+
+/* The copies of a part's first AHEAD steps (of n + 1), a group each, an
+ * empty one past the part's end: the waits count groups */
+template < int AHEAD, class Issue > __device__ __forceinline__ void
+issue_first (int n, Issue issue)
+{
+  for (int k = 0; k < AHEAD; k++)
+    if (k <= n)
+      issue (k);
+    else
+      commit_async ();
+}
+
+/* One arrival on the mbarrier `bar`, which is to wait for `bytes` more of
+ * bulk copies */
+__device__ __forceinline__ void
+arrive_expecting (uint64_t * bar, unsigned bytes)
+{
+  BULK_ASM ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+      :: "r" (shared_address (bar)), "r" (bytes) : "memory");
+}
+
+/* A bulk copy of `bytes` (a multiple of 16) into shared memory, completing
+ * on `bar` */
+__device__ __forceinline__ void
+bulk_copy (void *to, const uint8_t * from, unsigned bytes, uint64_t * bar)
+{
+  BULK_ASM ("cp.async.bulk.shared::cluster.global.mbarrier"
+      "::complete_tx::bytes [%0], [%1], %2, [%3];"
+      :: "r" (shared_address (to)), "l" (from), "r" (bytes),
+      "r" (shared_address (bar)) : "memory");
+}
+
+/* The block's equal share of the launch's (strip, step) work, strip after
+ * strip, in parts of one strip each (blur.cu's WorkRun) */
+struct Runs
+{
+  int out_steps;
+  long long s0, s1;
+
+  __device__ Runs (int width, int height, int strip_px, int step_rows)
+  {
+    out_steps = (height + step_rows - 1) / step_rows;
+    const long long total = (long long) ((width + strip_px - 1) / strip_px)
+        * out_steps;
+    s0 = total * blockIdx.x / gridDim.x;
+    s1 = total * (blockIdx.x + 1) / gridDim.x;
+  }
+
+  /* the next part: its strip, first step and n steps; false when done */
+  __device__ bool next (int &strip, int &first, int &n)
+  {
+    if (s0 >= s1)
+      return false;
+    strip = (int) (s0 / out_steps);
+    first = (int) (s0 - (long long) strip * out_steps);
+    n = (int) min ((long long) (out_steps - first), s1 - s0);
+    s0 += n;
+    return true;
+  }
+};
+
 template < int STRIP, int HALO, int STEP, int AHEAD, int STORE, bool BULK,
     int THREADS > __global__ void __launch_bounds__ (THREADS)
 skeleton (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
@@ -65,16 +144,9 @@ skeleton (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
         :: "r" (shared_address (&full[tid])) : "memory");
   __syncthreads ();
 
-  const int out_steps = (height + STEP - 1) / STEP;
-  const int strips = (width + STRIP - 1) / STRIP;
-  const long long total = (long long) strips * out_steps;
-  long long s0 = total * blockIdx.x / gridDim.x;
-  const long long s1 = total * (blockIdx.x + 1) / gridDim.x;
-  while (s0 < s1) {
-    const int strip = (int) (s0 / out_steps);
-    const int first = (int) (s0 - (long long) strip * out_steps);
-    const int n = (int) min ((long long) (out_steps - first), s1 - s0);
-    s0 += n;
+  Runs runs (width, height, STRIP, STEP);
+  int strip, first, n;
+  while (runs.next (strip, first, n)) {
     const int x0 = strip * STRIP, y0 = first * STEP;
     /* a part has n + 1 steps of input: the halo rows make it one longer,
      * as the kernel's lag */
@@ -89,16 +161,11 @@ skeleton (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
         (void) bytes;
         uint64_t *bar = &full[step % buffers];
         if (tid == 0)
-          BULK_ASM ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-              :: "r" (shared_address (bar)), "r" (STEP * bytes) : "memory");
+          arrive_expecting (bar, STEP * bytes);
         for (int rr = tid; rr < STEP; rr += THREADS) {
           const int sy = min (max (top + rr, 0), height - 1);
-          BULK_ASM ("cp.async.bulk.shared::cluster.global.mbarrier"
-              "::complete_tx::bytes [%0], [%1], %2, [%3];"
-              :: "r" (shared_address (buf + rr * span * 4 + (left - (x0 -
-                              HALO)) * 4)), "l" (src + (size_t) sy * pitch +
-                  (size_t) left * 4), "r" (bytes),
-              "r" (shared_address (bar)) : "memory");
+          bulk_copy (buf + rr * span * 4 + (left - (x0 - HALO)) * 4,
+              src + (size_t) sy * pitch + (size_t) left * 4, bytes, bar);
         }
       } else {
         for (int u = tid; u < units; u += THREADS) {
@@ -106,19 +173,14 @@ skeleton (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
           const int px = x0 - HALO + 4 * (u - rr * units_per_row);
           const int sy = min (max (top + rr, 0), height - 1);
           const int sx = min (max (px, 0), width - 4);
-          ASYNC_ASM ("cp.async.cg.shared.global [%0], [%1], 16;"
-              :: "r" (shared_address (buf + 16 * u)),
-              "l" (src + (size_t) sy * pitch + (size_t) sx * 4) : "memory");
+          copy16_async (buf + 16 * u, src + (size_t) sy * pitch +
+              (size_t) sx * 4);
         }
       }
-      ASYNC_ASM ("cp.async.commit_group;":::"memory");
+      commit_async ();
     };
     __syncthreads ();
-    for (int k = 0; k < AHEAD; k++)
-      if (k <= n)
-        issue (k);
-      else
-        ASYNC_ASM ("cp.async.commit_group;":::"memory");
+    issue_first < AHEAD > (n, issue);
     for (int step = 0; step <= n; step++) {
       if constexpr (BULK) {
         const int b = step % buffers;
@@ -131,7 +193,7 @@ skeleton (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
       if (step + AHEAD <= n)
         issue (step + AHEAD);
       else
-        ASYNC_ASM ("cp.async.commit_group;":::"memory");
+        commit_async ();
       /* the staged rows of the strip that are output rows of this part */
       const uint8_t *buf = staged + (step % buffers) * 16 * units;
       const int top = y0 - HALO + step * STEP;
@@ -291,17 +353,10 @@ ws_walk (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
   }
   BULK_ASM ("fence.mbarrier_init.release.cluster;":::"memory");
   __syncthreads ();
-  const int out_steps = (height + STEP - 1) / STEP;
-  const int strips = (width + STRIP - 1) / STRIP;
-  const long long total = (long long) strips * out_steps;
-  long long s0 = total * blockIdx.x / gridDim.x;
-  const long long s1 = total * (blockIdx.x + 1) / gridDim.x;
+  Runs runs (width, height, STRIP, STEP);
+  int strip, first, n;
   unsigned used = 0;            /* buffers filled so far */
-  while (s0 < s1) {
-    const int strip = (int) (s0 / out_steps);
-    const int first = (int) (s0 - (long long) strip * out_steps);
-    const int n = (int) min ((long long) (out_steps - first), s1 - s0);
-    s0 += n;
+  while (runs.next (strip, first, n)) {
     const int x0 = strip * STRIP, y0 = first * STEP;
     for (int step = 0; step <= n; step++, used++) {
       const int b = used % STAGES;
@@ -316,18 +371,13 @@ ws_walk (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
         const unsigned bytes = (unsigned) (right - left) * 4;
         (void) bytes;
         if (lane == 0)
-          BULK_ASM ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-              :: "r" (shared_address (&full[b])), "r" (STEP * bytes)
-              : "memory");
+          arrive_expecting (&full[b], STEP * bytes);
         __syncwarp ();
         if (lane < STEP) {
           const int sy = min (max (top + lane, 0), height - 1);
-          BULK_ASM ("cp.async.bulk.shared::cluster.global.mbarrier"
-              "::complete_tx::bytes [%0], [%1], %2, [%3];"
-              :: "r" (shared_address (buf + lane * span * 4 + (left - (x0 -
-                              HALO)) * 4)), "l" (src + (size_t) sy * pitch +
-                  (size_t) left * 4), "r" (bytes),
-              "r" (shared_address (&full[b])) : "memory");
+          bulk_copy (buf + lane * span * 4 + (left - (x0 - HALO)) * 4,
+              src + (size_t) sy * pitch + (size_t) left * 4, bytes,
+              &full[b]);
         }
       } else {
         wait_phase (&full[b], phase);
@@ -367,43 +417,25 @@ warp_walk (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
   extern __shared__ __align__ (16) uint8_t windows[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   uint8_t *mine = windows + warp * (AHEAD + 1) * window_bytes;
-  const int out_steps = (height + STEP - 1) / STEP;
-  const int strips = (width + STRIP - 1) / STRIP;
-  const long long total = (long long) strips * out_steps;
-  long long s0 = total * blockIdx.x / gridDim.x;
-  const long long s1 = total * (blockIdx.x + 1) / gridDim.x;
-  while (s0 < s1) {
-    const int strip = (int) (s0 / out_steps);
-    const int first = (int) (s0 - (long long) strip * out_steps);
-    const int n = (int) min ((long long) (out_steps - first), s1 - s0);
-    s0 += n;
+  Runs runs (width, height, STRIP, STEP);
+  int strip, first, n;
+  while (runs.next (strip, first, n)) {
     const int x0 = strip * STRIP + 16 * warp, y0 = first * STEP;
     auto issue = [&](int step) {
       const int top = y0 - HALO + step * STEP;
       uint8_t *buf = mine + (step % (AHEAD + 1)) * window_bytes;
-      (void) buf;
 #pragma unroll
       for (int k = 0; k < 4; k++) {
         const int u = lane + 32 * k, rr = u / 8;
         const int sy = min (max (top + rr, 0), height - 1);
         const int sx = min (max (x0 - HALO + 4 * (u % 8), 0), width - 4);
-        if constexpr (CA)
-          ASYNC_ASM ("cp.async.ca.shared.global [%0], [%1], 16;"
-              :: "r" (shared_address (buf + 16 * u)),
-              "l" (src + (size_t) sy * pitch + (size_t) sx * 4) : "memory");
-        else
-          ASYNC_ASM ("cp.async.cg.shared.global [%0], [%1], 16;"
-              :: "r" (shared_address (buf + 16 * u)),
-              "l" (src + (size_t) sy * pitch + (size_t) sx * 4) : "memory");
+        copy16_async < CA > (buf + 16 * u, src + (size_t) sy * pitch +
+            (size_t) sx * 4);
       }
-      ASYNC_ASM ("cp.async.commit_group;":::"memory");
+      commit_async ();
     };
     __syncwarp ();
-    for (int k = 0; k < AHEAD; k++)
-      if (k <= n)
-        issue (k);
-      else
-        ASYNC_ASM ("cp.async.commit_group;":::"memory");
+    issue_first < AHEAD > (n, issue);
     for (int step = 0; step <= n; step++) {
       ASYNC_ASM ("cp.async.wait_group %0;"::"n" (AHEAD - 1):"memory");
       __syncwarp ();
@@ -443,7 +475,7 @@ warp_walk (const uint8_t * __restrict__ src, uint8_t * __restrict__ dst,
       if (step + AHEAD <= n)
         issue (step + AHEAD);
       else
-        ASYNC_ASM ("cp.async.commit_group;":::"memory");
+        commit_async ();
     }
   }
 }
