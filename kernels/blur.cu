@@ -1424,9 +1424,11 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
 
 /* The radius-8 kernel's strips (pixels), blocks an SM, and steps of input
  * in flight (ahead, in ahead + 1 raw buffers).
- * - 1 to 3 channels: strips of 64 pixels (128 threads), 5 blocks an SM,
- *   1 step ahead.  5 blocks measured 1% faster than 6 (80 registers,
- *   spills).
+ * - 1 to 3 channels: strips of 64 pixels (128 threads), 1 step ahead, 5
+ *   blocks an SM (measured 1% faster than 6: 80 registers, spills); 2
+ *   channels (NV12's chroma) 4, where ptxas spilled 40 bytes at 5 (96
+ *   registers) and spills none (120): on the H100 4K NV12 sigma 2.6 took
+ *   38.6-39.7 us against 40.5-40.7, 1080p and 8K the same.
  * - 4 channels: strips of 128 pixels (256 threads), 2 blocks an SM with up
  *   to 128 registers a thread, 2 steps ahead.  Against the 64-pixel shape,
  *   on the H100: 4K RGBA sigma 2.6 36.5-36.8 -> 35.7-36.1 us, 1080p
@@ -1441,7 +1443,7 @@ template < int C > struct Mma8Shape
   static constexpr bool wide = C == 4;
   static constexpr int strip = wide ? 128 : kMmaStripPx;
   static constexpr int threads = mma_threads (strip);
-  static constexpr int blocks_per_sm = wide ? 2 : 5;
+  static constexpr int blocks_per_sm = wide ? 2 : C == 2 ? 4 : 5;
   static constexpr int ahead = wide ? 2 : 1;
 };
 
