@@ -1431,7 +1431,7 @@ __launch_bounds__ (kMmaThreads, HALO <= 16 ? 6 : 4)
  *   38.6-39.7 us against 40.5-40.7, 1080p and 8K the same.
  * - 4 channels: strips of 128 pixels (256 threads), 2 blocks an SM with up
  *   to 128 registers a thread, 2 steps ahead.  Against the 64-pixel shape,
- *   on the H100: 4K RGBA sigma 2.6 36.5-36.8 -> 35.7-36.1 us, 1080p
+ *   on the H100: 4K RGBA sigma 2.6 36.5-36.8 -> 35.6-36.1 us, 1080p
  *   16.0-16.2 -> 15.3, 8K the same (117.5-119.1 both); the halo is 12.5%
  *   of a strip instead of 25%, and the copies of the strip-walk skeleton
  *   (bench/experiments) take 29.2-29.5 us at 4K in this shape, 32.0-32.4
