@@ -776,7 +776,10 @@ place_output (uint32_t (&rows)[2][(2 * C + 3) / 4], const float (&sum)[4],
     const int at = (d & 1) * C + c;     /* byte in the row's pair */
     uint32_t & w = rows[d >> 1][at / 4];
     switch (at % 4) {
-      case 0: w = __byte_perm (w, v, insert_byte0 < 0 > ()); break;
+      /* byte 0 is a word's first (c = 0 comes first, and d = 0 before 1):
+       * v as it is, whose bytes 1 to 3 the others replace, or which are
+       * not stored */
+      case 0: w = v; break;
       case 1: w = __byte_perm (w, v, insert_byte0 < 1 > ()); break;
       case 2: w = __byte_perm (w, v, insert_byte0 < 2 > ()); break;
       default: w = __byte_perm (w, v, insert_byte0 < 3 > ()); break;
@@ -1484,31 +1487,16 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
   constexpr int in_bytes = C * L::in_bytes;     /* one buffer, all planes */
   extern __shared__ __align__ (16) uint8_t mma_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  /* (launched with S::threads.  Told so, the compiler drops the checks of
+   * the units that every thread copies and stages, and with 1 and 2
+   * channels overlaps their stagings: 4K NV12 sigma 2.6 took 37.1-37.3 us
+   * on the H100 against 37.8-38.2.  With 4 channels the same took 4K RGBA
+   * from 34.7-35.0 to 35.6-35.7.) */
+  if (C < 4)
+    __builtin_assume (tid < S::threads);
   const int g = lane >> 2, t = lane & 3;
   WorkRun < 8, S::strip > run (width, height);
   int x0 = 0, y0 = 0, rows = 0, n = 0;
-
-  __shared__ uint32_t weights[2][33];
-  __shared__ uint32_t suffix[10];
-  stage_weights (weights, a);
-  uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
-  band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
-  band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
-  /* The edge strips' warps fold the border rule into their band (see
-   * folded_band_fragments), with 4 channels: there it took 4K sigma 2.6
-   * from 37.5 to 36.6 us and 1080p from 17.3 to 16.1 on the H100 (8K
-   * about 1% slower), and for 1 and 2 channels its code made ptxas spill
-   * and 4K NV12 slower (39.6 to 41.3 us; docs/notes.md, cudablur v10).
-   * `suffix` is read after the part loop's first barrier. */
-  const bool fold = C == 4 && a.border != CF_BORDER_CONSTANT
-      && width >= kFoldMinWidth;
-  bool folded = false;
-  if (C == 4 && tid < 10) {
-    uint32_t sum = 0;
-    for (int i = tid; i <= a.rx; i++)
-      sum += weights[0][i];
-    suffix[tid] = sum;
-  }
 
   constexpr int unit_align = C == 4 ? 16 : C == 2 ? 8 : 4;
   const bool rows_aligned = ((uintptr_t) src % unit_align) == 0 &&
@@ -1523,6 +1511,18 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
   uint8_t *raw = mma_smem + 2 * in_bytes;
   constexpr int raw_bytes = 16 * L::units;
 
+  __shared__ uint32_t weights[2][33];
+  __shared__ uint32_t suffix[10];
+  /* The edge strips' warps fold the border rule into their band (see
+   * folded_band_fragments), with 4 channels: there it took 4K sigma 2.6
+   * from 37.5 to 36.6 us and 1080p from 17.3 to 16.1 on the H100 (8K
+   * about 1% slower), and for 1 and 2 channels its code made ptxas spill
+   * and 4K NV12 slower (39.6 to 41.3 us; docs/notes.md, cudablur v10). */
+  const bool fold = C == 4 && a.border != CF_BORDER_CONSTANT
+      && width >= kFoldMinWidth;
+  bool folded = false;
+  uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
+
   /* this lane's first output byte in its warp's 16 x 16 output pixels of
    * a step, from the step's first (see whole_steps below; dst_pitch is
    * below 2^26: see try_mma) */
@@ -1533,9 +1533,11 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
    * columns g and g + 8 (p), rows 2t, 2t + 1 and 2t + 8, 2t + 9 */
   uint32_t prev[C][2][2];
 
-  while (run.next (x0, y0, rows, n)) {
+  for (bool first = true; run.next (x0, y0, rows, n); first = false) {
     /* the last part's readers are done with the buffers */
-    __syncthreads ();
+    if (!first)
+      __syncthreads ();
+    /* the part's first copies: its first S::ahead steps' units */
     loader.x0 = x0;
     loader.y0 = y0;
     loader.issue (raw, 0, tid, a);
@@ -1544,6 +1546,21 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
         loader.issue (raw + raw_bytes, 1, tid, a);
       else
         commit_empty_group ();
+    }
+    if (first) {
+      /* The weights' fragments are built after the first copies have
+       * gone out, so that their loads overlap it: every block of the one
+       * wave starts at once, and memory would idle until then.  `suffix`
+       * is written before stage_weights' barrier. */
+      if (C == 4 && tid < 10) {
+        uint32_t sum = 0;
+        for (int i = tid; i <= a.rx; i++)
+          sum += (uint32_t) a.wx[i];
+        suffix[tid] = sum;
+      }
+      stage_weights (weights, a);
+      band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
+      band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
     }
     if (fold) {
       /* (warp-uniform) */
@@ -1596,45 +1613,64 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
       }
 
       /* the outputs of rows 16 (block - 1) on: two tiles of 8 pixels */
-      uint32_t out_rows[2][2][(2 * C + 3) / 4] = { };
+      uint32_t out_rows[2][2][(2 * C + 3) / 4];
+      /* The channels two at a time: each pair's products in one stretch of
+       * code with no branch, so that the two chains of loads, products and
+       * conversions overlap.  One channel at a time, the vertical products'
+       * branch (block > 0) cut the code between every two channels, and
+       * ptxas scheduled each channel's chain alone; all four at once made
+       * it spill (62 bytes with 4 channels).  Pairs took 4K RGBA sigma 2.6
+       * from 35.6-36.0 to 35.0-35.4 us on the H100, 1080p 15.4-15.7 to
+       * 14.9-15.2. */
+      constexpr int G = C >= 2 ? 2 : 1;
 #pragma unroll
-      for (int c = 0; c < C; c++) {
-        /* t: two tiles of 16 pixels x 8 rows (rg: rows 8 rg on) */
-        int hi[2][4], lo[2][4];
+      for (int c0 = 0; c0 < C; c0 += G) {
         /* B operands of both row groups in one load: matrix m is rows
          * 8 (m / 2) on, bytes 16 (m % 2) on of the warp's taps */
-        uint32_t b[4];
-        ldsm_x4 (b, in + c * L::in_bytes + (8 * (lane >> 4) + (lane & 7)) *
-            L::in_w + 16 * warp + 16 * ((lane >> 3) & 1));
+        uint32_t b[G][4];
 #pragma unroll
-        for (int rg = 0; rg < 2; rg++)
-          horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0], b[2 * rg],
-              b[2 * rg + 1], true);
+        for (int k = 0; k < G && c0 + k < C; k++)
+          ldsm_x4 (b[k], in + (c0 + k) * L::in_bytes + (8 * (lane >> 4) +
+                  (lane & 7)) * L::in_w + 16 * warp + 16 * ((lane >> 3) & 1));
         /* a horizontal tile's d0, d1 (pixel g, rows 8 rg + 2t and + 1) and
          * d2, d3 (pixel g + 8) are the B operand's registers of the
          * vertical product of the block's 16 rows, for columns g and g + 8 */
-        uint32_t cur[2][2];
+        uint32_t cur[G][2][2];
 #pragma unroll
-        for (int p = 0; p < 2; p++)
+        for (int k = 0; k < G && c0 + k < C; k++) {
+          /* t: two tiles of 16 pixels x 8 rows (rg: rows 8 rg on) */
+          int hi[2][4], lo[2][4];
 #pragma unroll
           for (int rg = 0; rg < 2; rg++)
-            cur[p][rg] = horizontal_t_pair (hi[rg], lo[rg], 2 * p);
+            horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0],
+                b[k][2 * rg], b[k][2 * rg + 1], true);
+#pragma unroll
+          for (int p = 0; p < 2; p++)
+#pragma unroll
+            for (int rg = 0; rg < 2; rg++)
+              cur[k][p][rg] = horizontal_t_pair (hi[rg], lo[rg], 2 * p);
+        }
         if (block > 0) {
           /* vertical: the window is the previous block then this one */
 #pragma unroll
-          for (int p = 0; p < 2; p++) {
-            const float zero[4] = { 0, 0, 0, 0 };
-            float sum[4];
-            mma_f16 (sum, vy[0], prev[c][p][0], prev[c][p][1], zero);
-            mma_f16 (sum, vy[1], cur[p][0], cur[p][1], sum);
-            place_output < C > (out_rows[p], sum, c);
-          }
+          for (int k = 0; k < G && c0 + k < C; k++)
+#pragma unroll
+            for (int p = 0; p < 2; p++) {
+              const float zero[4] = { 0, 0, 0, 0 };
+              float sum[4];
+              mma_f16 (sum, vy[0], prev[c0 + k][p][0], prev[c0 + k][p][1],
+                  zero);
+              mma_f16 (sum, vy[1], cur[k][p][0], cur[k][p][1], sum);
+              place_output < C > (out_rows[p], sum, c0 + k);
+            }
         }
 #pragma unroll
-        for (int p = 0; p < 2; p++)
+        for (int k = 0; k < G && c0 + k < C; k++)
 #pragma unroll
-          for (int rg = 0; rg < 2; rg++)
-            prev[c][p][rg] = cur[p][rg];
+          for (int p = 0; p < 2; p++)
+#pragma unroll
+            for (int rg = 0; rg < 2; rg++)
+              prev[c0 + k][p][rg] = cur[k][p][rg];
       }
       if (block > 0) {
         const int yr0 = (block - 1) * kMmaStep;
