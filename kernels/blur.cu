@@ -1485,9 +1485,16 @@ split_barrier_arrive (uint64_t * bar)
 __device__ __forceinline__ void
 split_barrier_wait (uint64_t * bar, uint32_t parity)
 {
-#if __CUDA_ARCH__ >= 800
+  /* (try_wait, which may suspend the thread a while, is sm_90's;
+   * test_wait, sm_80's, only tests) */
+#if __CUDA_ARCH__ >= 900
   asm volatile ("{\n.reg .pred done;\nWAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n"::"r" ((uint32_t)
+          __cvta_generic_to_shared (bar)), "r" (parity):"memory");
+#elif __CUDA_ARCH__ >= 800
+  asm volatile ("{\n.reg .pred done;\nWAIT_%=:\n"
+      "mbarrier.test_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra WAIT_%=;\n}\n"::"r" ((uint32_t)
           __cvta_generic_to_shared (bar)), "r" (parity):"memory");
 #endif
