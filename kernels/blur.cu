@@ -1482,19 +1482,19 @@ split_barrier_arrive (uint64_t * bar)
 #endif
 }
 
+/* (try_wait, which may suspend the thread a while, is sm_90's; test_wait,
+ * sm_80's, only tests) */
+#if __CUDA_ARCH__ >= 900
+#define CF_MBARRIER_WAIT "mbarrier.try_wait.parity"
+#else
+#define CF_MBARRIER_WAIT "mbarrier.test_wait.parity"
+#endif
 __device__ __forceinline__ void
 split_barrier_wait (uint64_t * bar, uint32_t parity)
 {
-  /* (try_wait, which may suspend the thread a while, is sm_90's;
-   * test_wait, sm_80's, only tests) */
-#if __CUDA_ARCH__ >= 900
+#if __CUDA_ARCH__ >= 800
   asm volatile ("{\n.reg .pred done;\nWAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n}\n"::"r" ((uint32_t)
-          __cvta_generic_to_shared (bar)), "r" (parity):"memory");
-#elif __CUDA_ARCH__ >= 800
-  asm volatile ("{\n.reg .pred done;\nWAIT_%=:\n"
-      "mbarrier.test_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      CF_MBARRIER_WAIT ".shared::cta.b64 done, [%0], %1;\n"
       "@!done bra WAIT_%=;\n}\n"::"r" ((uint32_t)
           __cvta_generic_to_shared (bar)), "r" (parity):"memory");
 #endif
@@ -1508,8 +1508,8 @@ split_barrier_wait (uint64_t * bar, uint32_t parity)
  * So a warp owns 16 pixel columns of the strip: per 16-row block it
  * computes t (from the input rows staged in shared memory, the only data
  * the warps share) and at once the 16 output rows that the block and the
- * one before it cover.  One barrier per block, the staged input
- * double-buffered.  The block's shape is Mma8Shape's. */
+ * one before it cover.  One barrier per block, in two halves (an
+ * mbarrier: see the step loop), the staged input double-buffered.  The block's shape is Mma8Shape's. */
 template < int C > __global__ void
 __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
     blur_mma8_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
