@@ -6,8 +6,9 @@
  *   vertical weights exact in half precision (cf_blur_kernel_make's are):
  *   one fused pass, both 1-D filters as band-matrix products on the tensor
  *   cores (blur_mma8_kernel for radius <= 8, blur_mma_kernel beyond; see
- *   "fused pass on the tensor cores" below).  It reads the frame once and
- *   writes it once.
+ *   "fused pass on the tensor cores" below; with 4 channels on sm_90,
+ *   blur_mma8_direct_kernel for radius <= 8 where it applies).  It reads
+ *   the frame once and writes it once.
  *
  * - The same GPUs and weights, radii 33 to 150 (or rows 64 MiB apart or
  *   more): the same products in two passes through the scratch plane
@@ -532,25 +533,37 @@ insert_byte0 ()
   return (0x3210u & ~(0xfu << (4 * J))) | (0x4u << (4 * J));
 }
 
+/* The tap (of a chunk of 32) that byte b of this thread's fragment
+ * register j of a band matrix weighs: column k = 4 t + b (+ 16 for
+ * j >= 2) of A, and row k of B.  Where B comes from 16-byte units of four
+ * interleaved pixels (blur_mma8_direct_kernel), the B register's four bytes
+ * are one channel of pixel t of four units, taps 4 b + t: a product sums
+ * over k, so A's columns take the same order and the sum is the same. */
+__device__ __forceinline__ int
+chunk_tap (int t, int j, int b, bool unit_order)
+{
+  return (unit_order ? 4 * b + t : 4 * t + b) + (j >> 1) * 16;
+}
+
 /* This thread's fragments of the band matrices of chunk q: A[m][k] is the
  * weight of tap k of the chunk for output m, w[|32 q + k - HALO - m|]
  * (zero past the radius), split into its high and low bytes.  Fragment
  * register j holds A[m][kb .. kb + 3], m = g (+ 8 for odd j), kb = 4 t
- * (+ 16 for j >= 2). */
+ * (+ 16 for j >= 2), or the taps chunk_tap names there. */
 template < int HALO, int NK > __device__ __forceinline__ void
 band_fragments (const uint32_t * w, int r, int lane, uint32_t (&hi)[NK][4],
-    uint32_t (&lo)[NK][4])
+    uint32_t (&lo)[NK][4], bool unit_order = false)
 {
   const int g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int q = 0; q < NK; q++)
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-      const int m = g + (j & 1) * 8, kb = 4 * t + (j >> 1) * 16;
+      const int m = g + (j & 1) * 8;
       uint32_t h = 0, l = 0;
 #pragma unroll
       for (int b = 0; b < 4; b++) {
-        int d = 32 * q + kb + b - HALO - m;
+        int d = 32 * q + chunk_tap (t, j, b, unit_order) - HALO - m;
         d = d < 0 ? -d : d;
         uint32_t v = d <= r ? w[d] : 0;
         h |= (v >> 8) << (8 * b);
@@ -600,17 +613,17 @@ constexpr int kFoldMinWidth = 32;
 __device__ __forceinline__ void
 folded_band_fragments (const uint32_t * w, const uint32_t * suffix, int r,
     int lane, int xw, int width, int border, uint32_t (&hi)[1][4],
-    uint32_t (&lo)[1][4])
+    uint32_t (&lo)[1][4], bool unit_order = false)
 {
   const int g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     const int x = xw + g + (j & 1) * 8;         /* the output */
-    const int kb = 4 * t + (j >> 1) * 16;
     uint32_t h = 0, l = 0;
 #pragma unroll
     for (int b = 0; b < 4; b++) {
-      const int col = xw - 8 + kb + b;  /* the tap's column */
+      /* the tap's column */
+      const int col = xw - 8 + chunk_tap (t, j, b, unit_order);
       uint32_t v = 0;
       if (col >= 0 && col < width && x < width) {
         const int d = col > x ? col - x : x - col;
@@ -1500,6 +1513,43 @@ split_barrier_wait (uint64_t * bar, uint32_t parity)
 #endif
 }
 
+/* A radius-8 step's outputs, this lane's words of two pixels (rows g and
+ * g + 8 of pixel pairs 2t and 8 + 2t): where the warp's 16 x 16 pixels
+ * are all in the frame, on aligned rows, four stores from `out` (the
+ * lane's first byte); elsewhere (yr0: the step's first row of the part)
+ * pixel pair by pair, within the frame. */
+template < int C > __device__ __forceinline__ void
+store_whole_step (uint8_t * out, size_t dst_pitch,
+    const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4])
+{
+#pragma unroll
+  for (int p = 0; p < 2; p++)
+#pragma unroll
+    for (int half = 0; half < 2; half++)
+      store_pair < C > (out + 8 * half * dst_pitch + 8 * p * C,
+          out_rows[p][half], true, true);
+}
+
+template < int C > __device__ __forceinline__ void
+store_step_edge (uint8_t * dst, size_t dst_pitch, int y0, int xw, int rows,
+    int width, int yr0, int g, int t, bool vector_stores,
+    const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4])
+{
+#pragma unroll
+  for (int p = 0; p < 2; p++) {
+    const int x = xw + 8 * p + 2 * t;
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+      const int yr = yr0 + g + 8 * half;
+      if (yr >= rows || x >= width)
+        continue;
+      uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch + (size_t) x * C;
+      store_pair < C > (out, out_rows[p][half],
+          vector_stores && x + 1 < width, x + 1 < width);
+    }
+  }
+}
+
 /* Radius 8 or less: t never leaves the registers.  The 32 rows of t a
  * vertical tile of 16 outputs needs are two blocks of 16 rows (halo 8 on
  * either side), and a horizontal tile's result (rows 2t and 2t + 1 of
@@ -1727,34 +1777,261 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
               prev[c0 + k][p][rg] = cur[k][p][rg];
       }
       if (block > 0) {
-        const int yr0 = (block - 1) * kMmaStep;
-        if (block <= whole_steps) {
-#pragma unroll
-          for (int p = 0; p < 2; p++)
-#pragma unroll
-            for (int half = 0; half < 2; half++)
-              store_pair < C > (out_step + out_lane + 8 * half * dst_pitch +
-                  8 * p * C, out_rows[p][half], true, true);
-        } else {
-#pragma unroll
-          for (int p = 0; p < 2; p++) {
-            const int x = xw + 8 * p + 2 * t;
-#pragma unroll
-            for (int half = 0; half < 2; half++) {
-              const int yr = yr0 + g + 8 * half;
-              if (yr >= rows || x >= width)
-                continue;
-              uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch +
-                  (size_t) x * C;
-              store_pair < C > (out, out_rows[p][half],
-                  vector_stores && x + 1 < width, x + 1 < width);
-            }
-          }
-        }
+        if (block <= whole_steps)
+          store_whole_step < C > (out_step + out_lane, dst_pitch, out_rows);
+        else
+          store_step_edge < C > (dst, dst_pitch, y0, xw, rows, width,
+              (block - 1) * kMmaStep, g, t, vector_stores, out_rows);
         out_step += kMmaStep * dst_pitch;
       }
     }
   }
+}
+
+/* ---- radius 8, 4 channels, sm_90: the products read the copied rows --- */
+
+/* blur_mma8_direct_kernel's input of a step: the span's 16 rows (144
+ * pixels, 576 bytes each) as copied, a row every 608 bytes, in a ring of 4
+ * buffers (2 steps copied ahead; the 4th frees a buffer's readers from
+ * waiting for the slowest warp).  608, not the 592 that would put the 8
+ * rows an ldmatrix reads on 8 different groups of banks: a 16-byte
+ * cp.async whose shared address is not in the same place of a 32-byte
+ * sector as its global address fetched its sector twice (every odd row
+ * at 592 bytes: 1.5 times the L2 reads, and 4K RGBA sigma 2.6 took 33.3-
+ * 33.6 us against 32.5).  At 608 bytes the ldmatrix reads are 2-way bank
+ * conflicted. */
+constexpr int kDirectPitch = 608;
+constexpr int kDirectStep = kMmaStep * kDirectPitch;
+constexpr int kDirectBuffers = 4;
+
+/* Channels C0 and C0 + 1 of the four pixels in words w[0..3] (one pixel
+ * each), as two words of four bytes in pixel order (deinterleave4's first
+ * or second half) */
+template < int C0 > __device__ __forceinline__ void
+channel_pair (const uint32_t (&w)[4], uint32_t & first, uint32_t & second)
+{
+  constexpr uint32_t sel = C0 == 0 ? 0x5140 : 0x7362;
+  const uint32_t a = __byte_perm (w[0], w[1], sel);
+  const uint32_t b = __byte_perm (w[2], w[3], sel);
+  first = __byte_perm (a, b, 0x5410);
+  second = __byte_perm (a, b, 0x7632);
+}
+
+/* blur_mma8_kernel's products and stores for 4 channels where the border
+ * folds (replicate and reflect-101, frames at least kFoldMinWidth wide)
+ * and the rows are 16-byte aligned and whole units (widths a multiple of
+ * 4), without staging: the B operands come straight from the copied
+ * rows.  A lane's ldmatrix of 4 units gets one pixel (4 channels) of each,
+ * and 4 PRMTs a channel pair make the B registers: the taps in unit order
+ * (chunk_tap).  Per step, each thread:
+ * - waits for the step's buffer to be full: its `full` mbarrier expects
+ *   every thread once, and each thread's arrival is its copies landing
+ *   (cp.async.mbarrier.arrive.noinc);
+ * - issues the copies 2 steps ahead, into the buffer of the step 2 before
+ *   this one, once every thread is done reading it (`empty`, which every
+ *   thread arrives on after its last ldmatrix of a step);
+ * - reads its taps, arrives on `empty`, and computes and stores as
+ *   blur_mma8_kernel does.
+ * No barrier of the whole block, no staging (in blur_mma8_kernel ~70
+ * instructions a thread and step with the copies' issue, and a round
+ * trip through shared memory).  Units left or right of the frame are not
+ * copied: the buffer keeps bytes of an earlier step there, which the
+ * folded bands weigh zero; rows above and below take the border rule's
+ * rows.  Against blur_mma8_kernel on the H100, 4K RGBA sigma 2.6
+ * (docs/notes.md, cudablur: the products read the copied rows): 9% fewer
+ * instructions; launched alone (Nsight Compute, caches flushed) 29.0-29.3
+ * us against 33.6; in kernel-bench, whose launches follow each other,
+ * 32.5-32.6 against 33.0-33.1 (1080p 13.9 against 14.8-15.0, 8K
+ * 104.8-105.3 against 105.5-106.0). */
+__global__ void
+__launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
+    blur_mma8_direct_kernel (const uint8_t * __restrict__ src,
+    size_t src_pitch, uint8_t * __restrict__ dst, size_t dst_pitch,
+    int width, int height, const __grid_constant__ BlurArgs a)
+{
+  /* (built for every architecture, launched on sm_90 on only) */
+#if __CUDA_ARCH__ >= 900
+  constexpr int C = 4, HALO = 8;
+  constexpr int ahead = 2;      /* steps copied ahead */
+  using S = Mma8Shape < C >;
+  using L = MmaLayout < HALO, S::strip >;
+  static_assert (L::span * C <= kDirectPitch && kDirectPitch % 32 == 0
+      && ahead + 2 <= kDirectBuffers, "row slots");
+  extern __shared__ __align__ (128) uint8_t direct_smem[];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  WorkRun < 8, S::strip > run (width, height);
+  int x0 = 0, y0 = 0, rows = 0, n = 0;
+  const bool vector_stores = ((uintptr_t) dst % 8) == 0 && dst_pitch % 8 == 0;
+
+  __shared__ uint32_t weights[2][33];
+  __shared__ uint32_t suffix[10];
+  __shared__ uint64_t full[kDirectBuffers], empty[kDirectBuffers];
+  if (tid < 10) {
+    uint32_t sum = 0;
+    for (int i = tid; i <= a.rx; i++)
+      sum += (uint32_t) a.wx[i];
+    suffix[tid] = sum;
+  }
+  if (tid < kDirectBuffers) {
+    split_barrier_init (&full[tid], S::threads);
+    split_barrier_init (&empty[tid], S::threads);
+  }
+  /* (the barriers initialised before anyone uses them: stage_weights'
+   * barrier) */
+  stage_weights (weights, a);
+  uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
+  band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo, true);
+  band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
+  bool folded = false;
+
+  const uint32_t out_lane = (uint32_t) g * (uint32_t) dst_pitch +
+      (uint32_t) ((16 * warp + 2 * t) * C);
+  const uint32_t buffers = (uint32_t) __cvta_generic_to_shared (direct_smem);
+  /* this lane's row and unit in an ldmatrix of its warp's first 4 units */
+  const uint32_t lane_unit = buffers + (lane & 7) * kDirectPitch +
+      16 * (4 * warp + (lane >> 3));
+  uint32_t prev[C][2][2];
+  uint32_t ring = 0;            /* the ring position of the part's first step */
+
+  /* step `block`'s units that are this thread's into its buffer */
+  auto issue = [&](int block) {
+    const uint32_t s = ring + block, buf = s % kDirectBuffers;
+    if (s >= kDirectBuffers)
+      split_barrier_wait (&empty[buf], (s / kDirectBuffers - 1) & 1);
+    const int top = y0 - HALO + block * kMmaStep;
+    const uint32_t slots = buffers + buf * kDirectStep;
+    if (x0 - HALO >= 0 && x0 - HALO + L::span <= width && top >= 0
+        && top + kMmaStep <= height) {
+      /* (most steps: no checks, 32-bit offsets from the step's start) */
+      const uint8_t *start = src + (size_t) top * src_pitch +
+          (size_t) (x0 - HALO) * C;
+#pragma unroll
+      for (int k = 0; k < L::units_per_thread; k++) {
+        const int u = tid + k * S::threads;
+        if (L::units % S::threads != 0 && u >= L::units)
+          break;
+        const int rr = u / L::units_per_row, col = u - rr * L::units_per_row;
+        copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
+            start + ((uint32_t) rr * (uint32_t) src_pitch + 16 * col));
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < L::units_per_thread; k++) {
+        const int u = tid + k * S::threads;
+        if (L::units % S::threads != 0 && u >= L::units)
+          break;
+        const int rr = u / L::units_per_row, col = u - rr * L::units_per_row;
+        const int px0 = x0 - HALO + 4 * col;
+        if (px0 < 0 || px0 >= width)
+          continue;
+        const int sy = border_index (top + rr, height, a.border);
+        copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
+            src + (size_t) sy * src_pitch + (size_t) px0 * C);
+      }
+    }
+    asm volatile ("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
+        ::"r" ((uint32_t) __cvta_generic_to_shared (&full[buf])):"memory");
+  };
+
+  while (run.next (x0, y0, rows, n)) {
+    /* (ptxas spills 16 bytes of this kernel.  With these first copies
+     * issued from the step loop instead, it spilled none but computed
+     * more: 5% more instructions, and 4K took 32.8-33.0 us against
+     * 32.5-32.6, 8K 106.2-106.4 against 104.8-105.3.) */
+    for (int k = 0; k < ahead && k <= n; k++)
+      issue (k);
+    const int xw = x0 + 16 * warp;
+    {
+      const bool edge = xw == 0 || xw + 16 + HALO > width;
+      if (edge)
+        folded_band_fragments (weights[0], suffix, a.rx, lane, xw, width,
+            a.border, hx_hi, hx_lo, true);
+      else if (folded)
+        band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo,
+            true);
+      folded = edge;
+    }
+    const int whole_steps = vector_stores && xw + 16 <= width ?
+        rows / kMmaStep : 0;
+    uint8_t *out_step = dst + (size_t) y0 * dst_pitch + (size_t) x0 * C;
+    for (int block = 0; block <= n; block++) {
+      const uint32_t s = ring + block, buf = s % kDirectBuffers;
+      split_barrier_wait (&full[buf], (s / kDirectBuffers) & 1);
+      if (block + ahead <= n)
+        issue (block + ahead);
+      const uint32_t units = lane_unit + buf * kDirectStep;
+
+      /* as in blur_mma8_kernel, but for the B operands */
+      uint32_t out_rows[2][2][2];
+#pragma unroll
+      for (int c0 = 0; c0 < C; c0 += 2) {
+        /* channels c0 and c0 + 1 (k) of both row groups (rg): units 0-3
+         * of the warp's taps (half 0), then 4-7 */
+        uint32_t b[2][2][2];
+#pragma unroll
+        for (int rg = 0; rg < 2; rg++)
+#pragma unroll
+          for (int half = 0; half < 2; half++) {
+            uint32_t w[4];
+            asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+                "{%0,%1,%2,%3}, [%4];\n"
+                : "=r" (w[0]), "=r" (w[1]), "=r" (w[2]), "=r" (w[3])
+                : "r" (units + 8 * rg * kDirectPitch + 64 * half));
+            if (c0 == 0)
+              channel_pair < 0 > (w, b[0][rg][half], b[1][rg][half]);
+            else
+              channel_pair < 2 > (w, b[0][rg][half], b[1][rg][half]);
+          }
+        if (c0 == 2)
+          split_barrier_arrive (&empty[buf]);
+        uint32_t cur[2][2][2];
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+          int hi[2][4], lo[2][4];
+#pragma unroll
+          for (int rg = 0; rg < 2; rg++)
+            horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0],
+                b[k][rg][0], b[k][rg][1], true);
+#pragma unroll
+          for (int p = 0; p < 2; p++)
+#pragma unroll
+            for (int rg = 0; rg < 2; rg++)
+              cur[k][p][rg] = horizontal_t_pair (hi[rg], lo[rg], 2 * p);
+        }
+        if (block > 0) {
+#pragma unroll
+          for (int k = 0; k < 2; k++)
+#pragma unroll
+            for (int p = 0; p < 2; p++) {
+              const float zero[4] = { 0, 0, 0, 0 };
+              float sum[4];
+              mma_f16 (sum, vy[0], prev[c0 + k][p][0], prev[c0 + k][p][1],
+                  zero);
+              mma_f16 (sum, vy[1], cur[k][p][0], cur[k][p][1], sum);
+              place_output < C > (out_rows[p], sum, c0 + k);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 2; k++)
+#pragma unroll
+          for (int p = 0; p < 2; p++)
+#pragma unroll
+            for (int rg = 0; rg < 2; rg++)
+              prev[c0 + k][p][rg] = cur[k][p][rg];
+      }
+      if (block > 0) {
+        if (block <= whole_steps)
+          store_whole_step < C > (out_step + out_lane, dst_pitch, out_rows);
+        else
+          store_step_edge < C > (dst, dst_pitch, y0, xw, rows, width,
+              (block - 1) * kMmaStep, g, t, vector_stores, out_rows);
+        out_step += kMmaStep * dst_pitch;
+      }
+    }
+    ring += n + 1;
+  }
+#endif
 }
 
 /* ---- radii 33 to 150 on the tensor cores: two passes ------------------ */
@@ -2362,18 +2639,37 @@ launch_v (const uint16_t * t, size_t t_pitch, uint8_t * dst, size_t dst_pitch,
   return cudaGetLastError ();
 }
 
+/* Whether blur_mma8_direct_kernel takes a frame of 4 channels at radius 8
+ * or less: on sm_90 on (the only GPU it was measured and tested on), where
+ * the border folds (blur_mma8_kernel's `fold`), on 16-byte aligned rows of
+ * whole units */
+bool
+direct_applies (const uint8_t * src, size_t src_pitch, int width,
+    const BlurArgs & a)
+{
+  int dev, major;
+  if (cudaGetDevice (&dev) != cudaSuccess
+      || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          dev) != cudaSuccess)
+    return false;
+  return major >= 9 && a.border != CF_BORDER_CONSTANT
+      && width >= kFoldMinWidth && width % 4 == 0
+      && (uintptr_t) src % 16 == 0 && src_pitch % 16 == 0;
+}
+
 template < int C, int HALO > cudaError_t
 launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
     cudaStream_t stream)
 {
   /* radius 8 or less: t stays in registers, two input buffers and
-   * Mma8Shape's raw buffers only; larger: the channels' input rows and t
-   * rings, and one raw buffer */
+   * Mma8Shape's raw buffers only (blur_mma8_direct_kernel: its ring of
+   * rows); larger: the channels' input rows and t rings, and one raw
+   * buffer */
   constexpr int strip_px = HALO == 8 ? Mma8Shape < C >::strip : kMmaStripPx;
   constexpr int threads = mma_threads (strip_px);
   using L = MmaLayout < HALO, strip_px >;
-  const size_t smem = HALO == 8 ? 2 * C * L::in_bytes +
+  size_t smem = HALO == 8 ? 2 * C * L::in_bytes +
       (Mma8Shape < C >::ahead + 1) * 16 * L::units
       : C * L::channel_bytes + 16 * L::units;
   void (*kernel) (const uint8_t *, size_t, uint8_t *, size_t, int, int,
@@ -2382,6 +2678,12 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     kernel = blur_mma8_kernel < C >;
   else
     kernel = blur_mma_kernel < C, HALO >;
+  if constexpr (HALO == 8 && C == 4) {
+    if (direct_applies (src, src_pitch, width, a)) {
+      kernel = blur_mma8_direct_kernel;
+      smem = kDirectBuffers * kDirectStep;
+    }
+  }
   cudaError_t e = cudaSuccess;
   int dev, sms, per_sm;
 

@@ -363,6 +363,37 @@ GST_START_TEST (test_blur_folded_edges)
 
 GST_END_TEST;
 
+/* 4 channels, radius 8 or less, the replicate and reflect-101 rules,
+ * widths a multiple of 4 (at least 32) on 16-byte aligned rows: on sm_90
+ * the kernel that reads the copied rows without staging them (blur.cu,
+ * blur_mma8_direct_kernel), elsewhere blur_mma8_kernel.  Frames one row
+ * high and shorter than a step, heights that end a step early or late,
+ * tall frames (several parts a strip), the last strip nearly empty
+ * (1284) or whole (1920). */
+GST_START_TEST (test_blur_direct_rows)
+{
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {32, 1}, {36, 7}, {132, 16}, {1284, 17}, {64, 300},
+  {1920, 1081}
+  };
+  static const double sigmas[] = { 0.3, 1.3, 2.6 };
+  guint f, s;
+  gint border;
+
+  for (f = 0; f < G_N_ELEMENTS (frames); f++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_REFLECT_101;
+        border++) {
+      s = (f + border) % G_N_ELEMENTS (sigmas);
+      run_blur_case (frames[f].w, frames[f].h, 4, sigmas[s],
+          sigmas[(s + 1) % G_N_ELEMENTS (sigmas)], border,
+          (f + border) % 2 ? PITCH_PADDED : PITCH_TIGHT, f == 2);
+    }
+}
+
+GST_END_TEST;
+
 /* Radii over 32 take the two tensor-core passes (blur.cu, "radii 33 to
  * 150"): either filter's radius over 32 with the other's small, both
  * large, the largest (150); frames narrower and shorter than the radius,
@@ -1243,6 +1274,7 @@ kernels_suite (void)
   tcase_add_test (tc, test_blur_large_frames);
   tcase_add_test (tc, test_blur_whole_unit_edges);
   tcase_add_test (tc, test_blur_folded_edges);
+  tcase_add_test (tc, test_blur_direct_rows);
   tcase_add_test (tc, test_blur_large_radii);
   tcase_add_test (tc, test_blur_extreme_weights);
   tcase_add_test (tc, test_hist_shapes);
