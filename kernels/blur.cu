@@ -1513,28 +1513,78 @@ split_barrier_wait (uint64_t * bar, uint32_t parity)
 #endif
 }
 
-/* A radius-8 step's outputs, this lane's words of two pixels (rows g and
- * g + 8 of pixel pairs 2t and 8 + 2t): where the warp's 16 x 16 pixels
- * are all in the frame, on aligned rows, four stores from `out` (the
- * lane's first byte); elsewhere (yr0: the step's first row of the part)
- * pixel pair by pair, within the frame. */
-template < int C > __device__ __forceinline__ void
-store_whole_step (uint8_t * out, size_t dst_pitch,
-    const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4])
+/* A radius-8 step's products for channels c0 to c0 + G - 1 (at most C - 1)
+ * of a warp's 16 pixel columns, from their B operands (b[k]: rows 0-7
+ * taps 0-15, rows 0-7 taps 16-31, then rows 8-15 likewise): t of the
+ * step's 16 rows; where `vertical` (every step but a part's first), the
+ * vertical products of the previous step's t and this one, into their
+ * bytes of out_rows; then t kept in prev.  One stretch of code for the G
+ * channels, so that their chains of products and conversions overlap. */
+template < int C, int G > __device__ __forceinline__ void
+pair_products (const uint32_t (&b)[G][4], int c0, bool vertical,
+    const uint32_t (&hx_hi)[4], const uint32_t (&hx_lo)[4],
+    const uint32_t (&vy)[2][4], uint32_t (&prev)[C][2][2],
+    uint32_t (&out_rows)[2][2][(2 * C + 3) / 4])
 {
+  /* a horizontal tile's d0, d1 (pixel g, rows 8 rg + 2t and + 1) and
+   * d2, d3 (pixel g + 8) are the B operand's registers of the vertical
+   * product of the block's 16 rows, for columns g and g + 8 */
+  uint32_t cur[G][2][2];
 #pragma unroll
-  for (int p = 0; p < 2; p++)
+  for (int k = 0; k < G && c0 + k < C; k++) {
+    /* t: two tiles of 16 pixels x 8 rows (rg: rows 8 rg on) */
+    int hi[2][4], lo[2][4];
 #pragma unroll
-    for (int half = 0; half < 2; half++)
-      store_pair < C > (out + 8 * half * dst_pitch + 8 * p * C,
-          out_rows[p][half], true, true);
+    for (int rg = 0; rg < 2; rg++)
+      horizontal_chunk (hi[rg], lo[rg], hx_hi, hx_lo, b[k][2 * rg],
+          b[k][2 * rg + 1], true);
+#pragma unroll
+    for (int p = 0; p < 2; p++)
+#pragma unroll
+      for (int rg = 0; rg < 2; rg++)
+        cur[k][p][rg] = horizontal_t_pair (hi[rg], lo[rg], 2 * p);
+  }
+  if (vertical) {
+    /* the window is the previous block then this one */
+#pragma unroll
+    for (int k = 0; k < G && c0 + k < C; k++)
+#pragma unroll
+      for (int p = 0; p < 2; p++) {
+        const float zero[4] = { 0, 0, 0, 0 };
+        float sum[4];
+        mma_f16 (sum, vy[0], prev[c0 + k][p][0], prev[c0 + k][p][1], zero);
+        mma_f16 (sum, vy[1], cur[k][p][0], cur[k][p][1], sum);
+        place_output < C > (out_rows[p], sum, c0 + k);
+      }
+  }
+#pragma unroll
+  for (int k = 0; k < G && c0 + k < C; k++)
+#pragma unroll
+    for (int p = 0; p < 2; p++)
+#pragma unroll
+      for (int rg = 0; rg < 2; rg++)
+        prev[c0 + k][p][rg] = cur[k][p][rg];
 }
 
+/* A radius-8 step's outputs, this lane's words of two pixels (rows g and
+ * g + 8 of pixel pairs 2t and 8 + 2t, output rows yr0 on of the part):
+ * where `whole` (the warp's 16 x 16 pixels all in the frame, on aligned
+ * rows), four stores from `out` (the lane's first byte); elsewhere pixel
+ * pair by pair, within the frame. */
 template < int C > __device__ __forceinline__ void
-store_step_edge (uint8_t * dst, size_t dst_pitch, int y0, int xw, int rows,
-    int width, int yr0, int g, int t, bool vector_stores,
-    const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4])
+store_step (bool whole, uint8_t * out, uint8_t * dst, size_t dst_pitch,
+    int y0, int xw, int rows, int width, int yr0, int g, int t,
+    bool vector_stores, const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4])
 {
+  if (whole) {
+#pragma unroll
+    for (int p = 0; p < 2; p++)
+#pragma unroll
+      for (int half = 0; half < 2; half++)
+        store_pair < C > (out + 8 * half * dst_pitch + 8 * p * C,
+            out_rows[p][half], true, true);
+    return;
+  }
 #pragma unroll
   for (int p = 0; p < 2; p++) {
     const int x = xw + 8 * p + 2 * t;
@@ -1543,8 +1593,8 @@ store_step_edge (uint8_t * dst, size_t dst_pitch, int y0, int xw, int rows,
       const int yr = yr0 + g + 8 * half;
       if (yr >= rows || x >= width)
         continue;
-      uint8_t *out = dst + (size_t) (y0 + yr) * dst_pitch + (size_t) x * C;
-      store_pair < C > (out, out_rows[p][half],
+      uint8_t *at = dst + (size_t) (y0 + yr) * dst_pitch + (size_t) x * C;
+      store_pair < C > (at, out_rows[p][half],
           vector_stores && x + 1 < width, x + 1 < width);
     }
   }
@@ -1736,52 +1786,13 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
         for (int k = 0; k < G && c0 + k < C; k++)
           ldsm_x4 (b[k], in + (c0 + k) * L::in_bytes + (8 * (lane >> 4) +
                   (lane & 7)) * L::in_w + 16 * warp + 16 * ((lane >> 3) & 1));
-        /* a horizontal tile's d0, d1 (pixel g, rows 8 rg + 2t and + 1) and
-         * d2, d3 (pixel g + 8) are the B operand's registers of the
-         * vertical product of the block's 16 rows, for columns g and g + 8 */
-        uint32_t cur[G][2][2];
-#pragma unroll
-        for (int k = 0; k < G && c0 + k < C; k++) {
-          /* t: two tiles of 16 pixels x 8 rows (rg: rows 8 rg on) */
-          int hi[2][4], lo[2][4];
-#pragma unroll
-          for (int rg = 0; rg < 2; rg++)
-            horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0],
-                b[k][2 * rg], b[k][2 * rg + 1], true);
-#pragma unroll
-          for (int p = 0; p < 2; p++)
-#pragma unroll
-            for (int rg = 0; rg < 2; rg++)
-              cur[k][p][rg] = horizontal_t_pair (hi[rg], lo[rg], 2 * p);
-        }
-        if (block > 0) {
-          /* vertical: the window is the previous block then this one */
-#pragma unroll
-          for (int k = 0; k < G && c0 + k < C; k++)
-#pragma unroll
-            for (int p = 0; p < 2; p++) {
-              const float zero[4] = { 0, 0, 0, 0 };
-              float sum[4];
-              mma_f16 (sum, vy[0], prev[c0 + k][p][0], prev[c0 + k][p][1],
-                  zero);
-              mma_f16 (sum, vy[1], cur[k][p][0], cur[k][p][1], sum);
-              place_output < C > (out_rows[p], sum, c0 + k);
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < G && c0 + k < C; k++)
-#pragma unroll
-          for (int p = 0; p < 2; p++)
-#pragma unroll
-            for (int rg = 0; rg < 2; rg++)
-              prev[c0 + k][p][rg] = cur[k][p][rg];
+        pair_products < C, G > (b, c0, block > 0, hx_hi[0], hx_lo[0], vy,
+            prev, out_rows);
       }
       if (block > 0) {
-        if (block <= whole_steps)
-          store_whole_step < C > (out_step + out_lane, dst_pitch, out_rows);
-        else
-          store_step_edge < C > (dst, dst_pitch, y0, xw, rows, width,
-              (block - 1) * kMmaStep, g, t, vector_stores, out_rows);
+        store_step < C > (block <= whole_steps, out_step + out_lane, dst,
+            dst_pitch, y0, xw, rows, width, (block - 1) * kMmaStep, g, t,
+            vector_stores, out_rows);
         out_step += kMmaStep * dst_pitch;
       }
     }
@@ -1832,9 +1843,9 @@ channel_pair (const uint32_t (&w)[4], uint32_t & first, uint32_t & second)
  *   thread arrives on after its last ldmatrix of a step);
  * - reads its taps, arrives on `empty`, and computes and stores as
  *   blur_mma8_kernel does.
- * No barrier of the whole block, no staging (in blur_mma8_kernel ~70
- * instructions a thread and step with the copies' issue, and a round
- * trip through shared memory).  Units left or right of the frame are not
+ * No barrier of the whole block, no staging (in blur_mma8_kernel ~38
+ * instructions a thread and step, and a round trip through shared
+ * memory).  Units left or right of the frame are not
  * copied: the buffer keeps bytes of an earlier step there, which the
  * folded bands weigh zero; rows above and below take the border rule's
  * rows.  Against blur_mma8_kernel on the H100, 4K RGBA sigma 2.6
@@ -1855,6 +1866,7 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
   constexpr int ahead = 2;      /* steps copied ahead */
   using S = Mma8Shape < C >;
   using L = MmaLayout < HALO, S::strip >;
+  using Loader = StepLoader < C, HALO, S::strip >;     /* (its unit order) */
   static_assert (L::span * C <= kDirectPitch && kDirectPitch % 32 == 0
       && ahead + 2 <= kDirectBuffers, "row slots");
   extern __shared__ __align__ (128) uint8_t direct_smem[];
@@ -1906,29 +1918,23 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
       /* (most steps: no checks, 32-bit offsets from the step's start) */
       const uint8_t *start = src + (size_t) top * src_pitch +
           (size_t) (x0 - HALO) * C;
-#pragma unroll
-      for (int k = 0; k < L::units_per_thread; k++) {
-        const int u = tid + k * S::threads;
-        if (L::units % S::threads != 0 && u >= L::units)
-          break;
-        const int rr = u / L::units_per_row, col = u - rr * L::units_per_row;
-        copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
-            start + ((uint32_t) rr * (uint32_t) src_pitch + 16 * col));
-      }
+      Loader::each_unit_index (tid,[&](int u) {
+            const int rr = u / L::units_per_row;
+            const int col = u - rr * L::units_per_row;
+            copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
+                start + ((uint32_t) rr * (uint32_t) src_pitch + 16 * col));
+          });
     } else {
-#pragma unroll
-      for (int k = 0; k < L::units_per_thread; k++) {
-        const int u = tid + k * S::threads;
-        if (L::units % S::threads != 0 && u >= L::units)
-          break;
-        const int rr = u / L::units_per_row, col = u - rr * L::units_per_row;
-        const int px0 = x0 - HALO + 4 * col;
-        if (px0 < 0 || px0 >= width)
-          continue;
-        const int sy = border_index (top + rr, height, a.border);
-        copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
-            src + (size_t) sy * src_pitch + (size_t) px0 * C);
-      }
+      Loader::each_unit_index (tid,[&](int u) {
+            const int rr = u / L::units_per_row;
+            const int col = u - rr * L::units_per_row;
+            const int px0 = x0 - HALO + 4 * col;
+            if (px0 < 0 || px0 >= width)
+              return;
+            const int sy = border_index (top + rr, height, a.border);
+            copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
+                src + (size_t) sy * src_pitch + (size_t) px0 * C);
+          });
     }
     asm volatile ("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
         ::"r" ((uint32_t) __cvta_generic_to_shared (&full[buf])):"memory");
@@ -1968,7 +1974,7 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
       for (int c0 = 0; c0 < C; c0 += 2) {
         /* channels c0 and c0 + 1 (k) of both row groups (rg): units 0-3
          * of the warp's taps (half 0), then 4-7 */
-        uint32_t b[2][2][2];
+        uint32_t b[2][4];
 #pragma unroll
         for (int rg = 0; rg < 2; rg++)
 #pragma unroll
@@ -1979,53 +1985,21 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
                 : "=r" (w[0]), "=r" (w[1]), "=r" (w[2]), "=r" (w[3])
                 : "r" (units + 8 * rg * kDirectPitch + 64 * half));
             if (c0 == 0)
-              channel_pair < 0 > (w, b[0][rg][half], b[1][rg][half]);
+              channel_pair < 0 > (w, b[0][2 * rg + half],
+                  b[1][2 * rg + half]);
             else
-              channel_pair < 2 > (w, b[0][rg][half], b[1][rg][half]);
+              channel_pair < 2 > (w, b[0][2 * rg + half],
+                  b[1][2 * rg + half]);
           }
         if (c0 == 2)
           split_barrier_arrive (&empty[buf]);
-        uint32_t cur[2][2][2];
-#pragma unroll
-        for (int k = 0; k < 2; k++) {
-          int hi[2][4], lo[2][4];
-#pragma unroll
-          for (int rg = 0; rg < 2; rg++)
-            horizontal_chunk (hi[rg], lo[rg], hx_hi[0], hx_lo[0],
-                b[k][rg][0], b[k][rg][1], true);
-#pragma unroll
-          for (int p = 0; p < 2; p++)
-#pragma unroll
-            for (int rg = 0; rg < 2; rg++)
-              cur[k][p][rg] = horizontal_t_pair (hi[rg], lo[rg], 2 * p);
-        }
-        if (block > 0) {
-#pragma unroll
-          for (int k = 0; k < 2; k++)
-#pragma unroll
-            for (int p = 0; p < 2; p++) {
-              const float zero[4] = { 0, 0, 0, 0 };
-              float sum[4];
-              mma_f16 (sum, vy[0], prev[c0 + k][p][0], prev[c0 + k][p][1],
-                  zero);
-              mma_f16 (sum, vy[1], cur[k][p][0], cur[k][p][1], sum);
-              place_output < C > (out_rows[p], sum, c0 + k);
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < 2; k++)
-#pragma unroll
-          for (int p = 0; p < 2; p++)
-#pragma unroll
-            for (int rg = 0; rg < 2; rg++)
-              prev[c0 + k][p][rg] = cur[k][p][rg];
+        pair_products < C, 2 > (b, c0, block > 0, hx_hi[0], hx_lo[0], vy,
+            prev, out_rows);
       }
       if (block > 0) {
-        if (block <= whole_steps)
-          store_whole_step < C > (out_step + out_lane, dst_pitch, out_rows);
-        else
-          store_step_edge < C > (dst, dst_pitch, y0, xw, rows, width,
-              (block - 1) * kMmaStep, g, t, vector_stores, out_rows);
+        store_step < C > (block <= whole_steps, out_step + out_lane, dst,
+            dst_pitch, y0, xw, rows, width, (block - 1) * kMmaStep, g, t,
+            vector_stores, out_rows);
         out_step += kMmaStep * dst_pitch;
       }
     }
