@@ -667,6 +667,24 @@ stage_weights (uint32_t (&w)[2][33], const BlurArgs & a)
   __syncthreads ();
 }
 
+/* The folded bands' suffix sums of the horizontal weights, s[k] = wx[k] +
+ * ... + wx[rx] (k < 10), by threads 0-9 before a barrier.  Every lane
+ * reads the same weight at a time: the constant cache serves one address
+ * at a time, and with a lane's own first weight (i from tid) the loop's
+ * loads were served ten times over. */
+__device__ __forceinline__ void
+stage_suffix (uint32_t (&s)[10], const BlurArgs & a)
+{
+  const int tid = threadIdx.x;
+  if (tid < 10) {
+    uint32_t sum = 0;
+    for (int i = 0; i <= a.rx; i++)
+      if (i >= tid)
+        sum += (uint32_t) a.wx[i];
+    s[tid] = sum;
+  }
+}
+
 /* Four pixels of C interleaved channels (the first 4 C bytes of `u`) as C
  * words, one per channel, four pixels each. */
 template < int C > __device__ __forceinline__ void
@@ -818,8 +836,17 @@ template < int EDGE_WEIGHT, int STRIP = kMmaStripPx > struct WorkRun
   {
     if constexpr (EDGE_WEIGHT == 8) {
       const long long total = (long long) strips * out_steps;
-      s0 = total * blockIdx.x / gridDim.x;
-      s1 = total * (blockIdx.x + 1) / gridDim.x;
+      /* (in 32 bits where the products fit, as they do up to 8K and
+       * beyond: each block's first copies wait for this, and the 64-bit
+       * divisions delayed them by ~0.2 us on the H100) */
+      if (total * gridDim.x <= 0xffffffffLL) {
+        const uint32_t total32 = (uint32_t) total;
+        s0 = total32 * blockIdx.x / gridDim.x;
+        s1 = total32 * (blockIdx.x + 1) / gridDim.x;
+      } else {
+        s0 = total * blockIdx.x / gridDim.x;
+        s1 = total * (blockIdx.x + 1) / gridDim.x;
+      }
     } else {
       const long long o = out_steps, inner = strips > 2 ? strips - 2 : 0;
       const long long total = 8 * o * inner + EDGE_WEIGHT * o *
@@ -849,7 +876,8 @@ template < int EDGE_WEIGHT, int STRIP = kMmaStripPx > struct WorkRun
   {
     if (s0 >= s1)
       return false;
-    const int strip = (int) (s0 / out_steps);
+    const int strip = s1 <= 0xffffffffLL ? (int) ((uint32_t) s0 /
+        (uint32_t) out_steps) : (int) (s0 / out_steps);
     const int first = (int) (s0 - (long long) strip * out_steps);
     n = (int) min ((long long) (out_steps - first), s1 - s0);
     x0 = strip * STRIP;
@@ -860,12 +888,20 @@ template < int EDGE_WEIGHT, int STRIP = kMmaStripPx > struct WorkRun
   }
 };
 
-/* cp.async of a unit's 4 C bytes (sm_80 on; nothing before) */
-template < int C > __device__ __forceinline__ void
+/* cp.async of a unit's 4 C bytes (sm_80 on; nothing before).  With
+ * PREFETCH_256 (4 channels), L2 fetches the unit's whole 256-byte block
+ * from DRAM (.L2::256B): blur_mma8_direct_kernel's rows are 576 bytes a
+ * strip and step, and 4K RGBA sigma 2.6 took 31.8-32.0 us with it against
+ * 32.1-32.5 on the H100. */
+template < int C, bool PREFETCH_256 = false > __device__ __forceinline__
+    void
 copy_unit_async (uint32_t to, const uint8_t * from)
 {
 #if __CUDA_ARCH__ >= 800
-  if constexpr (C == 4) {
+  if constexpr (C == 4 && PREFETCH_256) {
+    asm volatile ("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n"
+        ::"r" (to), "l" (from) : "memory");
+  } else if constexpr (C == 4) {
     asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"
         ::"r" (to), "l" (from) : "memory");
   } else if constexpr (C == 2) {
@@ -1694,12 +1730,8 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
        * gone out, so that their loads overlap it: every block of the one
        * wave starts at once, and memory would idle until then.  `suffix`
        * is written before stage_weights' barrier. */
-      if (C == 4 && tid < 10) {
-        uint32_t sum = 0;
-        for (int i = tid; i <= a.rx; i++)
-          sum += (uint32_t) a.wx[i];
-        suffix[tid] = sum;
-      }
+      if (C == 4)
+        stage_suffix (suffix, a);
       if (tid == 0)
         split_barrier_init (&step_barrier, S::threads);
       stage_weights (weights, a);
@@ -1879,24 +1911,6 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
   __shared__ uint32_t weights[2][33];
   __shared__ uint32_t suffix[10];
   __shared__ uint64_t full[kDirectBuffers], empty[kDirectBuffers];
-  if (tid < 10) {
-    uint32_t sum = 0;
-    for (int i = tid; i <= a.rx; i++)
-      sum += (uint32_t) a.wx[i];
-    suffix[tid] = sum;
-  }
-  if (tid < kDirectBuffers) {
-    split_barrier_init (&full[tid], S::threads);
-    split_barrier_init (&empty[tid], S::threads);
-  }
-  /* (the barriers initialised before anyone uses them: stage_weights'
-   * barrier) */
-  stage_weights (weights, a);
-  uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
-  band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo, true);
-  band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
-  bool folded = false;
-
   const uint32_t out_lane = (uint32_t) g * (uint32_t) dst_pitch +
       (uint32_t) ((16 * warp + 2 * t) * C);
   const uint32_t buffers = (uint32_t) __cvta_generic_to_shared (direct_smem);
@@ -1905,24 +1919,31 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
       16 * (4 * warp + (lane >> 3));
   uint32_t prev[C][2][2];
   uint32_t ring = 0;            /* the ring position of the part's first step */
+  bool inner = false;           /* the part's span is all in the frame */
 
-  /* step `block`'s units that are this thread's into its buffer */
-  auto issue = [&](int block) {
+  /* step `block`'s units that are this thread's, copied into its buffer */
+  auto issue_copies = [&](int block) {
     const uint32_t s = ring + block, buf = s % kDirectBuffers;
     if (s >= kDirectBuffers)
       split_barrier_wait (&empty[buf], (s / kDirectBuffers - 1) & 1);
     const int top = y0 - HALO + block * kMmaStep;
     const uint32_t slots = buffers + buf * kDirectStep;
-    if (x0 - HALO >= 0 && x0 - HALO + L::span <= width && top >= 0
-        && top + kMmaStep <= height) {
-      /* (most steps: no checks, 32-bit offsets from the step's start) */
-      const uint8_t *start = src + (size_t) top * src_pitch +
-          (size_t) (x0 - HALO) * C;
+    if (top >= 0 && top + kMmaStep <= height) {
+      /* rows in the frame (most steps): 32-bit offsets from the step's
+       * first row; in the first and last strips only the units in the
+       * frame (width is a multiple of 4: a unit is all in or all out).
+       * Those strips' steps used to take the border rule's path below,
+       * ~1.3 times as long as other steps, and at 4K RGBA their blocks
+       * ended the launch ~3 us after the median block on the H100. */
+      const uint8_t *row0 = src + (size_t) top * src_pitch;
       Loader::each_unit_index (tid,[&](int u) {
             const int rr = u / L::units_per_row;
             const int col = u - rr * L::units_per_row;
-            copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
-                start + ((uint32_t) rr * (uint32_t) src_pitch + 16 * col));
+            const int px0 = x0 - HALO + 4 * col;
+            if (inner || (unsigned) px0 < (unsigned) width)
+              copy_unit_async < C, true > (slots + rr * kDirectPitch +
+                  16 * col, row0 + ((uint32_t) rr * (uint32_t) src_pitch +
+                      (uint32_t) px0 * C));
           });
     } else {
       Loader::each_unit_index (tid,[&](int u) {
@@ -1932,21 +1953,51 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
             if (px0 < 0 || px0 >= width)
               return;
             const int sy = border_index (top + rr, height, a.border);
-            copy_unit_async < C > (slots + rr * kDirectPitch + 16 * col,
-                src + (size_t) sy * src_pitch + (size_t) px0 * C);
+            copy_unit_async < C, true > (slots + rr * kDirectPitch +
+                16 * col, src + (size_t) sy * src_pitch + (size_t) px0 * C);
           });
     }
+  };
+  /* the copies this thread has issued arrive on the buffer of step
+   * `block` as they land */
+  auto arrive_full = [&](int block) {
+    const uint32_t buf = (ring + block) % kDirectBuffers;
     asm volatile ("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
         ::"r" ((uint32_t) __cvta_generic_to_shared (&full[buf])):"memory");
   };
 
-  while (run.next (x0, y0, rows, n)) {
-    /* (ptxas spills 16 bytes of this kernel.  With these first copies
-     * issued from the step loop instead, it spilled none but computed
-     * more: 5% more instructions, and 4K took 32.8-33.0 us against
-     * 32.5-32.6, 8K 106.2-106.4 against 104.8-105.3.) */
+  /* The first part's first copies go out first: every block of the one
+   * wave starts at once, and memory would idle through the prologue.
+   * Their arrivals wait for the barriers' initialisation (stage_weights'
+   * barrier); an arrival counts every copy the thread issued before it. */
+  bool more = run.next (x0, y0, rows, n);
+  inner = x0 - HALO >= 0 && x0 - HALO + L::span <= width;
+  if (more)
     for (int k = 0; k < ahead && k <= n; k++)
-      issue (k);
+      issue_copies (k);
+  stage_suffix (suffix, a);
+  if (tid < kDirectBuffers) {
+    split_barrier_init (&full[tid], S::threads);
+    split_barrier_init (&empty[tid], S::threads);
+  }
+  stage_weights (weights, a);
+  if (more)
+    for (int k = 0; k < ahead && k <= n; k++)
+      arrive_full (k);
+  uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
+  band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo, true);
+  band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
+  bool folded = false;
+
+  for (bool first = true; more; first = false,
+      more = run.next (x0, y0, rows, n)) {
+    if (!first) {
+      inner = x0 - HALO >= 0 && x0 - HALO + L::span <= width;
+      for (int k = 0; k < ahead && k <= n; k++) {
+        issue_copies (k);
+        arrive_full (k);
+      }
+    }
     const int xw = x0 + 16 * warp;
     {
       const bool edge = xw == 0 || xw + 16 + HALO > width;
@@ -1964,8 +2015,10 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
     for (int block = 0; block <= n; block++) {
       const uint32_t s = ring + block, buf = s % kDirectBuffers;
       split_barrier_wait (&full[buf], (s / kDirectBuffers) & 1);
-      if (block + ahead <= n)
-        issue (block + ahead);
+      if (block + ahead <= n) {
+        issue_copies (block + ahead);
+        arrive_full (block + ahead);
+      }
       const uint32_t units = lane_unit + buf * kDirectStep;
 
       /* as in blur_mma8_kernel, but for the B operands */
