@@ -1882,10 +1882,11 @@ channel_pair (const uint32_t (&w)[4], uint32_t & first, uint32_t & second)
  * folded bands weigh zero; rows above and below take the border rule's
  * rows.  Against blur_mma8_kernel on the H100, 4K RGBA sigma 2.6
  * (docs/notes.md, cudablur: the products read the copied rows): 9% fewer
- * instructions; launched alone (Nsight Compute, caches flushed) 29.0-29.3
- * us against 33.6; in kernel-bench, whose launches follow each other,
- * 32.5-32.6 against 33.0-33.1 (1080p 13.9 against 14.8-15.0, 8K
- * 104.8-105.3 against 105.5-106.0). */
+ * instructions, and in kernel-bench 32.5-32.6 us against 33.0-33.1.  With
+ * its first copies issued before the prologue, 256-byte L2 prefetches and
+ * the edge strips' rows on the in-frame path (notes.md, cudablur: where
+ * the back-to-back launches lost their time): 30.5-30.6 us, 1.37 times the
+ * copy floor (1080p 12.8-12.9, 8K 98.8-99.3). */
 __global__ void
 __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
     blur_mma8_direct_kernel (const uint8_t * __restrict__ src,
@@ -2399,7 +2400,6 @@ __launch_bounds__ (kWideThreads)
   const long long work = (long long) strips * steps;
   long long u = work * blockIdx.x / gridDim.x;
   const long long end = work * (blockIdx.x + 1) / gridDim.x;
-  const uint8_t *t_bytes = reinterpret_cast < const uint8_t * >(t_plane);
   const bool pairs = (((uintptr_t) dst | dst_pitch) & 1) == 0;
 
   /* This thread copies chunk copy_chunk of rows copy_row and copy_row + 16
@@ -2412,6 +2412,7 @@ __launch_bounds__ (kWideThreads)
         border_index (y, height, a.border);
     if (sr >= 0) {
 #if __CUDA_ARCH__ >= 800
+      const uint8_t *t_bytes = reinterpret_cast < const uint8_t * >(t_plane);
       asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"
           ::"r" ((uint32_t) __cvta_generic_to_shared (to)),
           "l" (t_bytes + (size_t) sr * t_pitch + 2 * (v0 + 8 * copy_chunk))
