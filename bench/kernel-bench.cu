@@ -65,6 +65,7 @@
 
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/version.cuh>
 #include <cuda_runtime.h>
 
 #include "cudafilters-kernels.h"
@@ -806,13 +807,20 @@ sample_planes (const Format & fmt, const uint8_t * frame, size_t pitch, int w,
 }
 
 /* CUB's 256 bins of width 1 from 0 for each of the C channels of a packed
- * plane: the arrays its API takes. */
+ * plane: the arrays its API takes.  CCCL 3 (CUDA 13) takes them as
+ * cuda::std::arrays and deprecates the C arrays that CCCL 2 (CUDA 12)
+ * takes. */
 template < int C > static int
 cub_histograms (void *temp, size_t & temp_bytes, const uint8_t * plane,
     size_t pitch, int w, int h, int *counts)
 {
+#if CUB_VERSION >= 300000
   ::cuda::std::array < int *, C > hist;
   ::cuda::std::array < int, C > levels, lower, upper;
+#else
+  int *hist[C];
+  int levels[C], lower[C], upper[C];
+#endif
   for (int c = 0; c < C; c++) {
     hist[c] = counts + c * CF_HIST_BINS;
     levels[c] = CF_HIST_BINS + 1;

@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export BUILD=${BUILD:-build-device}
 if [ ! -f "$BUILD/build.ninja" ]; then
   nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-  NVCC=$nvcc meson setup "$BUILD" -Dgpu_archs=90 >/dev/null
+  PATH="$(dirname "$nvcc"):$PATH" meson setup "$BUILD" -Dgpu_archs=90 >/dev/null
 fi
 # Object files are not needed there but count against the 64 MiB carried:
 # they wait beside the build dir between packs, timestamps kept, so that

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what gst-cudafilters needs (Debian 12 packages) and builds it into
-# ./build.  Safe to run again: it installs only what is missing and
-# reconfigures an existing build.
+# Installs what gst-cudafilters needs (Debian 12 or 13 packages) and builds it
+# into ./build ($BUILD if set).  Safe to run again: it installs only what is
+# missing and reconfigures an existing build.
 #   bash scripts/setup.sh [meson options, e.g. -Dgpu_archs=90]
+# The CUDA Toolkit is $NVCC's, else that of the nvcc on PATH, else
+# /usr/local/cuda's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -21,18 +23,30 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 fi
 
-# The CUDA Toolkit (>= 12) is not a Debian package at that version: take
-# $NVCC, else nvcc on PATH, else the toolkit's default location.
+# The CUDA Toolkit (>= 12): $NVCC, else nvcc on PATH (Debian's
+# nvidia-cuda-toolkit puts it in /usr/bin), else NVIDIA's default location.
 nvcc=${NVCC:-$(command -v nvcc || true)}
 [ -n "$nvcc" ] || nvcc=/usr/local/cuda/bin/nvcc
 if [ ! -x "$nvcc" ]; then
   echo "setup: the CUDA Toolkit (nvcc) was not found; install CUDA >= 12 or set NVCC=/path/to/nvcc" >&2
   exit 1
 fi
+echo "setup: CUDA Toolkit of $nvcc"
+# meson takes the first nvcc on PATH (it reads no NVCC variable) and keeps
+# its full path in the build
+nvcc_dir=$(dirname "$nvcc")
 
-if [ -f build/build.ninja ]; then
-  NVCC=$nvcc meson setup --reconfigure build "$@" >/dev/null
-else
-  NVCC=$nvcc meson setup build "$@" >/dev/null
+# meson prints its errors on standard output: on failure, show its log
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+build=${BUILD:-build}
+if [ -f "$build/build.ninja" ]; then
+  set -- --reconfigure "$@"
 fi
-meson compile -C build
+if ! PATH="$nvcc_dir:$PATH" meson setup "$@" "$build" >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "setup: meson setup failed (above)" >&2
+  exit 1
+fi
+sed -n '/^gst-cudafilters/,$p' "$log"
+meson compile -C "$build"
