@@ -1118,6 +1118,8 @@ gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
   base_class->finish = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_finish);
   base_class->release = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_release);
   gst_cuda_filters_base_class_set_analysis (base_class);
+  /* each frame is held until its result is read back */
+  base_class->held_frames = MAX_IN_FLIGHT;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_filters_analysis_debug,
       "cudafiltersanalysis", 0, "gst-cudafilters analysis base class");

@@ -19,6 +19,12 @@
  *   #GstContext, the `device-id` property, and one CUDA stream;
  * - frames in `memory:CUDAMemory` read and written in place (zero copy);
  *   output CUDA buffers come from a #GstCudaBufferPool of the context;
+ * - with GStreamer 1.24+, whose CUDA memory carries a #GstCudaStream and
+ *   whose producers return before their writes are done: the work ordered
+ *   after the input's stream on the GPU, input frames held until the GPU
+ *   has read them, CUDA output pushed at once, marked for its consumers to
+ *   wait on our stream, and that stream shared through the allocation
+ *   queries;
  * - frames in system memory uploaded on the element's stream, from pinned
  *   memory when upstream took the pool proposed in the allocation query;
  *   system-memory output downloaded into the output buffer;
@@ -62,12 +68,53 @@ typedef struct
   guint n_planes;
 } StagingFrame;
 
+#ifdef HAVE_GST_CUDA_STREAM
+/* Input frames pushed on while the GPU may still read them (on 1.24+ the
+ * element does not wait for the GPU per frame).  Their producer must not
+ * write them again before the reads are done, and not every producer
+ * orders its writes by a stream: NVDEC's own surfaces go back to the
+ * decoder when released, and pinned system memory is written by the CPU.
+ * So each frame is held with an event recorded after the reads, and a
+ * thread of the element lets it go once the event is done: never later
+ * than the GPU needs, and never waiting for the next frame (a producer
+ * with a small pool would stall).  At most MAX_HELD_INPUTS are held; the
+ * allocation query says so. */
+#define MAX_HELD_INPUTS 4
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  GThread *thread;
+  gboolean quit;
+  /* the context of the events, which are made with the stream */
+  GstCudaContext *context;
+  CfEvent done[MAX_HELD_INPUTS];
+  GstBuffer *buffer[MAX_HELD_INPUTS];
+  guint head, count;
+  /* waiting for an event failed: the next frame reports it */
+  CfError error;
+} HeldInputs;
+#endif
+
 typedef struct
 {
   gint device_id;
 
   GstCudaContext *context;
+  /* the handle of the stream the element's work goes on */
   CUstream stream;
+#ifdef HAVE_GST_CUDA_STREAM
+  /* made at start (and with an adopted context) */
+  GstCudaStream *own_stream;
+  /* own_stream, or the stream of the CUDA pool downstream offered: work on
+   * it needs no wait on either side (decide_allocation) */
+  GstCudaStream *work_stream;
+  /* recorded on one stream for another to wait on: reused, since a wait
+   * takes the event's record as it is when the wait is queued */
+  CfEvent order_event;
+  HeldInputs held;
+#endif
 
   GstVideoInfo in_info;
   GstVideoInfo out_info;
@@ -316,6 +363,175 @@ map_cuda_frame (GstVideoFrame * frame, const GstVideoInfo * info,
   return TRUE;
 }
 
+/* ---- streams (GStreamer 1.24+) --------------------------------------- */
+
+#ifdef HAVE_GST_CUDA_STREAM
+/* A build with -DCF_TEST_WITHOUT_STREAM_ORDER neither waits for the input's
+ * stream nor holds the input: tests/test-stream-order.c must then fail
+ * (docs/development.md). */
+#ifdef CF_TEST_WITHOUT_STREAM_ORDER
+#define STREAM_ORDER FALSE
+#else
+#define STREAM_ORDER TRUE
+#endif
+
+/* The stream @mem's writes and uploads are queued on; NULL (the legacy
+ * default stream, which our blocking streams wait for anyway) if none. */
+static CUstream
+memory_stream (GstMemory * mem)
+{
+  return gst_cuda_stream_get_handle (gst_cuda_memory_get_stream
+      (GST_CUDA_MEMORY_CAST (mem)));
+}
+
+/* Work queued on our stream from now on starts after the work queued so
+ * far on @mem's stream: 1.24+ producers push before their writes are done,
+ * and mapping for CUDA may have just queued an upload there.  Nothing is
+ * waited for on the CPU. */
+static CfError
+order_after_memory (GstCudaFiltersBase * self, GstMemory * mem)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  CUstream theirs = memory_stream (mem);
+  CfError err;
+
+  if (!STREAM_ORDER || !theirs || theirs == priv->stream)
+    return 0;
+  err = cf_event_record (priv->order_event, (CfStream) theirs);
+  if (err == 0)
+    err = cf_event_wait_on ((CfStream) priv->stream, priv->order_event);
+  return err;
+}
+
+/* The other way: work queued from now on on @mem's stream starts after ours
+ * so far, so that its consumers, which wait for that stream, see our
+ * writes. */
+static CfError
+order_memory_after_us (GstCudaFiltersBase * self, GstMemory * mem)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  CUstream theirs = memory_stream (mem);
+  CfError err;
+
+  if (!theirs || theirs == priv->stream)
+    return 0;
+  err = cf_event_record (priv->order_event, (CfStream) priv->stream);
+  if (err == 0)
+    err = cf_event_wait_on ((CfStream) theirs, priv->order_event);
+  return err;
+}
+
+static gpointer
+held_inputs_loop (gpointer data)
+{
+  HeldInputs *held = data;
+
+  g_mutex_lock (&held->lock);
+  for (;;) {
+    GstCudaContext *context;
+    GstBuffer *buffer;
+    CfEvent done;
+    CfError err = CF_ERROR_MEMORY_ALLOCATION;
+
+    while (!held->quit && held->count == 0)
+      g_cond_wait (&held->cond, &held->lock);
+    if (held->count == 0)
+      break;
+    done = held->done[held->head];
+    context = gst_object_ref (held->context);
+    g_mutex_unlock (&held->lock);
+
+    if (gst_cuda_context_push (context)) {
+      err = cf_event_wait (done);
+      gst_cuda_context_pop (NULL);
+    }
+    gst_object_unref (context);
+
+    g_mutex_lock (&held->lock);
+    if (err != 0 && held->error == 0)
+      held->error = err;
+    buffer = held->buffer[held->head];
+    held->buffer[held->head] = NULL;
+    held->head = (held->head + 1) % MAX_HELD_INPUTS;
+    held->count--;
+    g_cond_broadcast (&held->cond);
+    g_mutex_unlock (&held->lock);
+    /* back to its pool, perhaps the decoder's: outside the lock */
+    gst_buffer_unref (buffer);
+    g_mutex_lock (&held->lock);
+  }
+  g_mutex_unlock (&held->lock);
+  return NULL;
+}
+
+/* Holds @buffer until the work queued so far on our stream is done.  Waits
+ * for a free place when MAX_HELD_INPUTS are held (the GPU is that far
+ * behind). */
+static CfError
+hold_input (GstCudaFiltersBase * self, GstBuffer * buffer)
+{
+  HeldInputs *held = &PRIV (self)->held;
+  CfError err;
+  guint slot;
+
+  if (!STREAM_ORDER)
+    return 0;
+  g_mutex_lock (&held->lock);
+  while (held->count == MAX_HELD_INPUTS && held->error == 0)
+    g_cond_wait (&held->cond, &held->lock);
+  err = held->error;
+  if (err == 0) {
+    slot = (held->head + held->count) % MAX_HELD_INPUTS;
+    err = cf_event_record (held->done[slot], (CfStream) PRIV (self)->stream);
+  }
+  if (err == 0) {
+    held->buffer[slot] = gst_buffer_ref (buffer);
+    held->count++;
+    if (!held->thread)
+      held->thread = g_thread_new ("cudafilters-held", held_inputs_loop, held);
+    g_cond_broadcast (&held->cond);
+  }
+  g_mutex_unlock (&held->lock);
+  return err;
+}
+
+/* Waits until every held frame is let go. */
+static void
+release_held_inputs (GstCudaFiltersBase * self)
+{
+  HeldInputs *held = &PRIV (self)->held;
+
+  g_mutex_lock (&held->lock);
+  while (held->count > 0)
+    g_cond_wait (&held->cond, &held->lock);
+  g_mutex_unlock (&held->lock);
+}
+
+/* Work goes on @offered, a CUDA pool's stream from downstream, when it is
+ * of our context, else on our own.  The old stream's work is finished
+ * first: the staging frames and scratch memory move to the new one. */
+static void
+use_work_stream (GstCudaFiltersBase * self, GstCudaStream * offered)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  GstCudaStream *want = offered && offered->context == priv->context ?
+      offered : priv->own_stream;
+
+  if (!want || want == priv->work_stream)
+    return;
+  if (priv->stream && gst_cuda_context_push (priv->context)) {
+    gst_cuda_result (CuStreamSynchronize (priv->stream));
+    gst_cuda_context_pop (NULL);
+  }
+  GST_INFO_OBJECT (self, "working on %s stream %p",
+      want == priv->own_stream ? "our own" : "downstream's",
+      gst_cuda_stream_get_handle (want));
+  gst_clear_cuda_stream (&priv->work_stream);
+  priv->work_stream = gst_cuda_stream_ref (want);
+  priv->stream = gst_cuda_stream_get_handle (want);
+}
+#endif
+
 /* ---- the frame path --------------------------------------------------- */
 
 typedef enum
@@ -327,8 +543,9 @@ typedef enum
 } FailKind;
 
 /* Runs one frame: input to the device (in place or uploaded), the element's
- * kernels, output to its buffer (in place or downloaded), one wait for the
- * stream.  outbuf is NULL for analysis elements. */
+ * kernels, output to its buffer (in place or downloaded), then one wait for
+ * the stream, or, with 1.24+ CUDA output, none.  outbuf is NULL for
+ * analysis elements. */
 static GstFlowReturn
 gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -340,6 +557,9 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   const GstVideoInfo *in_layout, *out_layout = NULL;
   gboolean in_place_in, in_place_out = FALSE;
   gboolean in_mapped = FALSE, out_mapped = FALSE;
+#ifdef HAVE_GST_CUDA_STREAM
+  gboolean out_need_sync = FALSE;
+#endif
   const gchar *step = NULL, *err_name = NULL;
   FailKind fail = FAIL_NONE;
   CUresult res;
@@ -389,6 +609,14 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     fail = FAIL_MAP_IN;
     goto done;
   }
+#ifdef HAVE_GST_CUDA_STREAM
+  if (in_place_in) {
+    step = "waiting for the input's stream";
+    if ((kerr = order_after_memory (self, gst_buffer_peek_memory (inbuf,
+                    0))) != 0)
+      goto kernels_failed;
+  }
+#endif
   if (!in_place_in) {
     step = "allocating the upload frame";
     if ((res = staging_ensure (&priv->upload, &priv->in_info)) != CUDA_SUCCESS)
@@ -423,6 +651,15 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
       fail = FAIL_MAP_OUT;
       goto done;
     }
+#ifdef HAVE_GST_CUDA_STREAM
+    /* (memory of a pool whose stream is not ours: its last users' work) */
+    if (in_place_out) {
+      step = "waiting for the output's stream";
+      if ((kerr = order_after_memory (self, gst_buffer_peek_memory (outbuf,
+                      0))) != 0)
+        goto kernels_failed;
+    }
+#endif
     if (!in_place_out) {
       step = "allocating the download frame";
       if ((res = staging_ensure (&priv->download,
@@ -432,14 +669,11 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     }
   }
 
+  step = "running the kernels";
   kerr = klass->process (self, inbuf, &in_dev, outbuf ? &out_dev : NULL,
       (CfStream) priv->stream);
-  if (kerr != 0) {
-    step = "running the kernels";
-    err_name = cf_error_name (kerr);
-    fail = FAIL_CUDA;
-    goto done;
-  }
+  if (kerr != 0)
+    goto kernels_failed;
   GST_LOG_OBJECT (self, "kernels enqueued");
 
   if (outbuf && !in_place_out) {
@@ -459,18 +693,31 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   if (klass->finish) {
     /* an analysis element waits for its results itself, holding the
      * buffer: its frames only ever get read, and reading may overlap */
-    kerr = klass->finish (self, inbuf, (CfStream) priv->stream);
-    if (kerr != 0) {
-      step = "queueing the frame's results";
-      err_name = cf_error_name (kerr);
-      fail = FAIL_CUDA;
-      goto done;
-    }
+    step = "queueing the frame's results";
+    if ((kerr = klass->finish (self, inbuf, (CfStream) priv->stream)) != 0)
+      goto kernels_failed;
     goto unmap;
   }
+#ifdef HAVE_GST_CUDA_STREAM
+  /* CUDA output on a stream is pushed at once, marked NEED_SYNC (below):
+   * its consumers wait for that stream, which waits for ours.  The GPU may
+   * still be reading the input: it is held until then. */
+  if (in_place_out && memory_stream (gst_buffer_peek_memory (outbuf, 0))) {
+    step = "ordering the output's stream after ours";
+    if ((kerr = order_memory_after_us (self, gst_buffer_peek_memory (outbuf,
+                    0))) != 0)
+      goto kernels_failed;
+    step = "holding the input until the GPU has read it";
+    if ((kerr = hold_input (self, inbuf)) != 0)
+      goto kernels_failed;
+    out_need_sync = TRUE;
+    GST_LOG_OBJECT (self, "frame queued");
+    goto unmap;
+  }
+#endif
 
-  /* 1.22's CUDA memory has no stream of its own: whoever maps it next may
-   * use any stream, so the work must be finished before unmapping. */
+  /* Memory without a stream (all of 1.22's, and system memory) is taken to
+   * be ready when it is pushed: whoever maps it next may use any stream. */
   step = "waiting for the GPU";
   if ((res = CuStreamSynchronize (priv->stream)) != CUDA_SUCCESS)
     goto cuda_failed;
@@ -479,6 +726,11 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
 
 cuda_failed:
   err_name = cu_error_name (res);
+  fail = FAIL_CUDA;
+  goto done;
+
+kernels_failed:
+  err_name = cf_error_name (kerr);
   fail = FAIL_CUDA;
 
 done:
@@ -491,6 +743,11 @@ done:
 unmap:
   if (out_mapped)
     gst_video_frame_unmap (&out_frame);
+#ifdef HAVE_GST_CUDA_STREAM
+  if (out_need_sync)
+    GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (outbuf, 0),
+        GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
   if (in_mapped)
     gst_video_frame_unmap (&in_frame);
   gst_cuda_context_pop (NULL);
@@ -539,6 +796,9 @@ release_gpu_resources (GstCudaFiltersBase * self)
 
   if (!priv->context)
     return;
+#ifdef HAVE_GST_CUDA_STREAM
+  release_held_inputs (self);
+#endif
   pushed = gst_cuda_context_push (priv->context);
   if (pushed && GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release)
     GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release (self);
@@ -548,14 +808,66 @@ release_gpu_resources (GstCudaFiltersBase * self)
     gst_cuda_result (CuMemFree (priv->scratch));
   priv->scratch = 0;
   priv->scratch_size = 0;
+#ifdef HAVE_GST_CUDA_STREAM
+  if (pushed) {
+    guint i;
+
+    if (priv->stream)
+      gst_cuda_result (CuStreamSynchronize (priv->stream));
+    cf_event_destroy (priv->order_event);
+    for (i = 0; i < MAX_HELD_INPUTS; i++) {
+      cf_event_destroy (priv->held.done[i]);
+      priv->held.done[i] = NULL;
+    }
+    gst_cuda_context_pop (NULL);
+  }
+  priv->order_event = NULL;
+  gst_clear_cuda_stream (&priv->work_stream);
+  gst_clear_cuda_stream (&priv->own_stream);
+#else
   if (pushed) {
     if (priv->stream)
       gst_cuda_result (CuStreamDestroy (priv->stream));
     gst_cuda_context_pop (NULL);
   }
+#endif
   priv->stream = NULL;
 }
 
+#ifdef HAVE_GST_CUDA_STREAM
+/* Our own GstCudaStream (blocking, as GStreamer makes them: it waits for
+ * the legacy default stream) and the events that order work by it. */
+static gboolean
+create_stream (GstCudaFiltersBase * self)
+{
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
+  CfError err = CF_ERROR_MEMORY_ALLOCATION;
+  guint i;
+
+  priv->own_stream = gst_cuda_stream_new (priv->context);
+  if (priv->own_stream && gst_cuda_context_push (priv->context)) {
+    err = cf_event_create (&priv->order_event);
+    for (i = 0; i < MAX_HELD_INPUTS && err == 0; i++)
+      err = cf_event_create (&priv->held.done[i]);
+    gst_cuda_context_pop (NULL);
+  }
+  if (!priv->own_stream || err != 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not create a CUDA stream: %s.", priv->own_stream ?
+            cf_error_name (err) : "gst_cuda_stream_new failed"), (NULL));
+    release_gpu_resources (self);
+    return FALSE;
+  }
+  priv->work_stream = gst_cuda_stream_ref (priv->own_stream);
+  priv->stream = gst_cuda_stream_get_handle (priv->work_stream);
+
+  g_mutex_lock (&priv->held.lock);
+  priv->held.context = priv->context;
+  priv->held.error = 0;
+  g_mutex_unlock (&priv->held.lock);
+  return TRUE;
+}
+#else
 static gboolean
 create_stream (GstCudaFiltersBase * self)
 {
@@ -574,6 +886,7 @@ create_stream (GstCudaFiltersBase * self)
   }
   return TRUE;
 }
+#endif
 
 static gboolean
 gst_cuda_filters_base_start (GstBaseTransform * trans)
@@ -637,6 +950,23 @@ gst_cuda_filters_base_stop (GstBaseTransform * trans)
   GstCudaContext *old;
 
   release_gpu_resources (self);
+#ifdef HAVE_GST_CUDA_STREAM
+  {
+    HeldInputs *held = &priv->held;
+    GThread *thread;
+
+    g_mutex_lock (&held->lock);
+    held->quit = TRUE;
+    held->context = NULL;
+    thread = held->thread;
+    held->thread = NULL;
+    g_cond_broadcast (&held->cond);
+    g_mutex_unlock (&held->lock);
+    if (thread)
+      g_thread_join (thread);
+    held->quit = FALSE;
+  }
+#endif
   GST_OBJECT_LOCK (self);
   old = priv->context;
   priv->context = NULL;
@@ -730,6 +1060,12 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         ("caps %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
+#ifdef HAVE_GST_CUDA_STREAM
+  /* frames of the old caps may still be on the GPU (nothing waits for them
+   * on 1.24+) */
+  if (priv->stream)
+    gst_cuda_result (CuStreamSynchronize (priv->stream));
+#endif
   if (klass->set_info && !klass->set_info (self, &in_info, &out_info)) {
     gst_cuda_context_pop (NULL);
     return FALSE;
@@ -824,15 +1160,20 @@ gst_cuda_filters_base_before_transform (GstBaseTransform * trans,
 /* ---- allocation ------------------------------------------------------- */
 
 /* Configures a GstCudaBufferPool for @caps; @size becomes the pool's
- * pitched buffer size. */
+ * pitched buffer size.  On 1.24+ its memory carries the stream we work
+ * on. */
 static gboolean
-configure_cuda_pool (GstBufferPool * pool, GstCaps * caps, guint * size,
-    guint min, guint max)
+configure_cuda_pool (GstCudaFiltersBase * self, GstBufferPool * pool,
+    GstCaps * caps, guint * size, guint min, guint max)
 {
   GstStructure *config = gst_buffer_pool_get_config (pool);
 
   gst_buffer_pool_config_set_params (config, caps, *size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+#ifdef HAVE_GST_CUDA_STREAM
+  if (PRIV (self)->work_stream)
+    gst_buffer_pool_config_set_cuda_stream (config, PRIV (self)->work_stream);
+#endif
   if (!gst_buffer_pool_set_config (pool, config))
     return FALSE;
   config = gst_buffer_pool_get_config (pool);
@@ -847,7 +1188,7 @@ make_cuda_pool (GstCudaFiltersBase * self, GstCaps * caps, guint * size,
 {
   GstBufferPool *pool = gst_cuda_buffer_pool_new (PRIV (self)->context);
 
-  if (!configure_cuda_pool (pool, caps, size, min, max)) {
+  if (!configure_cuda_pool (self, pool, caps, size, min, max)) {
     GST_ERROR_OBJECT (self, "could not configure a CUDA pool for %"
         GST_PTR_FORMAT, caps);
     gst_clear_object (&pool);
@@ -856,16 +1197,23 @@ make_cuda_pool (GstCudaFiltersBase * self, GstCaps * caps, guint * size,
 }
 
 /* Upstream asks what to write into: CUDA memory of our context, or pinned
- * system memory the upload reads at full PCIe speed. */
+ * system memory the upload reads at full PCIe speed.  Either way it is told
+ * how many frames we may hold after pushing them (min-buffers): a producer
+ * with a fixed number of frames (a decoder's surfaces) must not run out.
+ * On 1.24+ a CUDA pool carries the stream we work on, so that a producer
+ * that writes on it (nvcodec's decoders do) needs no wait on either side;
+ * in passthrough, downstream's pool goes up with downstream's stream. */
 static gboolean
 gst_cuda_filters_base_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (trans);
   GstCudaFiltersBasePrivate *priv = PRIV (self);
+  guint held = GST_CUDA_FILTERS_BASE_GET_CLASS (self)->held_frames;
   gboolean passthrough = decide_query == NULL, need_pool, video_meta;
   GstVideoInfo info;
   GstCaps *caps;
+  guint i;
 
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->context || !gst_video_info_from_caps (&info, caps))
@@ -885,22 +1233,44 @@ gst_cuda_filters_base_propose_allocation (GstBaseTransform * trans,
     video_meta = TRUE;
   }
 
-  if (need_pool && gst_query_get_n_allocation_pools (query) == 0) {
+  if (gst_query_get_n_allocation_pools (query) == 0) {
     guint size = GST_VIDEO_INFO_SIZE (&info);
-    GstBufferPool *pool = caps_are_cuda_memory (caps) ?
-        make_cuda_pool (self, caps, &size, 0, 0) :
-        gst_cuda_filters_pinned_pool_new (priv->context, caps, 0, video_meta);
+    GstBufferPool *pool = NULL;
 
-    if (!pool)
-      return FALSE;
-    gst_query_add_allocation_pool (query, pool, size, 0, 0);
-    gst_object_unref (pool);
+    if (need_pool) {
+      pool = caps_are_cuda_memory (caps) ?
+          make_cuda_pool (self, caps, &size, held, 0) :
+          gst_cuda_filters_pinned_pool_new (priv->context, caps, held,
+          video_meta);
+      if (!pool)
+        return FALSE;
+    }
+    if (pool || held > 0)
+      gst_query_add_allocation_pool (query, pool, size, held, 0);
+    gst_clear_object (&pool);
+  } else if (held > 0) {
+    /* downstream's pools: the frames we hold come on top of its own */
+    for (i = 0; i < gst_query_get_n_allocation_pools (query); i++) {
+      GstBufferPool *pool;
+      guint size, min, max;
+
+      gst_query_parse_nth_allocation_pool (query, i, &pool, &size, &min, &max);
+      min += held;
+      if (max != 0 && max < min)
+        max = min;
+      gst_query_set_nth_allocation_pool (query, i, pool, size, min, max);
+      gst_clear_object (&pool);
+    }
   }
   return TRUE;
 }
 
-/* Our output buffers: a CUDA pool of our context, or, in system memory,
- * downstream's pool if it has one, else a pinned pool for a fast download. */
+/* Our output buffers: a CUDA pool of our context (downstream's, if it is
+ * an idle one), or, in system memory, downstream's pool if it has one, else
+ * a pinned pool for a fast download.  On 1.24+, when downstream's CUDA pool
+ * carries a stream of our context, we work on that stream: downstream then
+ * reads our frames, and we write them again after its reads, in stream
+ * order. */
 static gboolean
 gst_cuda_filters_base_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
@@ -926,16 +1296,33 @@ gst_cuda_filters_base_decide_allocation (GstBaseTransform * trans,
   }
 
   if (caps_are_cuda_memory (caps)) {
-    /* downstream's pool only if it is an idle CUDA pool of our context,
-     * configured for our caps */
+    /* downstream's pool only if it is an idle CUDA pool of our context */
     if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
             GST_CUDA_BUFFER_POOL (pool)->context != priv->context ||
-            gst_buffer_pool_is_active (pool) ||
-            !configure_cuda_pool (pool, caps, &size, min, max)))
+            gst_buffer_pool_is_active (pool)))
+      gst_clear_object (&pool);
+#ifdef HAVE_GST_CUDA_STREAM
+    {
+      GstCudaStream *offered = NULL;
+
+      if (pool) {
+        GstStructure *config = gst_buffer_pool_get_config (pool);
+
+        offered = gst_buffer_pool_config_get_cuda_stream (config);
+        gst_structure_free (config);
+      }
+      use_work_stream (self, offered);
+      gst_clear_cuda_stream (&offered);
+    }
+#endif
+    if (pool && !configure_cuda_pool (self, pool, caps, &size, min, max))
       gst_clear_object (&pool);
     if (!pool)
       pool = make_cuda_pool (self, caps, &size, min, max);
   } else {
+#ifdef HAVE_GST_CUDA_STREAM
+    use_work_stream (self, NULL);
+#endif
     if (pool) {
       GstStructure *config = gst_buffer_pool_get_config (pool);
 
@@ -1017,6 +1404,18 @@ gst_cuda_filters_base_dispose (GObject * object)
 }
 
 static void
+gst_cuda_filters_base_finalize (GObject * object)
+{
+#ifdef HAVE_GST_CUDA_STREAM
+  GstCudaFiltersBasePrivate *priv = PRIV (GST_CUDA_FILTERS_BASE (object));
+
+  g_mutex_clear (&priv->held.lock);
+  g_cond_clear (&priv->held.cond);
+#endif
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
 gst_cuda_filters_base_constructed (GObject * object)
 {
   GstCudaFiltersBaseClass *klass = GST_CUDA_FILTERS_BASE_GET_CLASS (object);
@@ -1037,6 +1436,9 @@ void
 gst_cuda_filters_base_class_set_analysis (GstCudaFiltersBaseClass * klass)
 {
   klass->analysis = TRUE;
+  /* no output: nothing is pushed before the GPU is done, unless finish()
+   * holds the frame (which then says how many) */
+  klass->held_frames = 0;
   GST_BASE_TRANSFORM_CLASS (klass)->transform_ip_on_passthrough = TRUE;
 }
 
@@ -1050,6 +1452,7 @@ gst_cuda_filters_base_class_init (GstCudaFiltersBaseClass * klass)
   gobject_class->set_property = gst_cuda_filters_base_set_property;
   gobject_class->get_property = gst_cuda_filters_base_get_property;
   gobject_class->dispose = gst_cuda_filters_base_dispose;
+  gobject_class->finalize = gst_cuda_filters_base_finalize;
   gobject_class->constructed = gst_cuda_filters_base_constructed;
 
   /**
@@ -1067,6 +1470,13 @@ gst_cuda_filters_base_class_init (GstCudaFiltersBaseClass * klass)
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_filters_base_set_context);
+
+#ifdef HAVE_GST_CUDA_STREAM
+  klass->held_frames = MAX_HELD_INPUTS;
+#else
+  /* 1.22: every frame is done before it is pushed */
+  klass->held_frames = 0;
+#endif
 
   trans_class->passthrough_on_same_caps = FALSE;
   /* a filter in passthrough (nothing to do) must not run its kernels;
@@ -1098,6 +1508,10 @@ static void
 gst_cuda_filters_base_init (GstCudaFiltersBase * self)
 {
   PRIV (self)->device_id = DEFAULT_DEVICE_ID;
+#ifdef HAVE_GST_CUDA_STREAM
+  g_mutex_init (&PRIV (self)->held.lock);
+  g_cond_init (&PRIV (self)->held.cond);
+#endif
 }
 
 /**

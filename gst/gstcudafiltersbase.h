@@ -43,10 +43,11 @@ typedef struct
  *   Called with the context current, before release().  Optional.
  * @process: run the element's kernels on one frame.  Called with the
  *   element's CUDA context current; launch on @stream and do not wait for
- *   it: the base class synchronises once after the download.  @out is NULL
- *   for analysis elements, whose frames pass through unchanged.  Return
- *   0 or the failing CUDA error; the base class turns errors into element
- *   errors.
+ *   it: the base class waits for it once after the download, or, on
+ *   GStreamer 1.24+ with output in CUDA memory, orders the output's
+ *   consumers after it.  @out is NULL for analysis elements, whose frames
+ *   pass through unchanged.  Return 0 or the failing CUDA error; the base
+ *   class turns errors into element errors.
  * @finish: optional, for analysis elements: called after process() has
  *   enqueued its work, with the context current, instead of the base
  *   class's wait for the stream; the subclass takes over waiting for the
@@ -58,6 +59,11 @@ typedef struct
  * @analysis: TRUE for analysis elements (in-place passthrough: same caps on
  *   both pads, frames never modified or copied back); set it with
  *   gst_cuda_filters_base_class_set_analysis().
+ * @held_frames: how many input frames an element may still hold after
+ *   pushing them on, told upstream in the allocation query (min-buffers).
+ *   The base class's own count (frames the GPU may still read, on
+ *   GStreamer 1.24+) is the default; an element that holds frames itself
+ *   (@finish) sets its own in class_init.
  */
 struct _GstCudaFiltersBaseClass
 {
@@ -73,6 +79,7 @@ struct _GstCudaFiltersBaseClass
   void (*release) (GstCudaFiltersBase * self);
 
   gboolean analysis;
+  guint held_frames;
 };
 
 gpointer gst_cuda_filters_base_get_scratch (GstCudaFiltersBase * self,
