@@ -818,7 +818,27 @@ struct Shape
   HistKernel sharing_kernel;    /* for launches that share items, or null */
   int warps, blocks;
   size_t smem;
+  /* the kernels' limit of dynamic shared memory: the most any of their
+   * launches asks, whether or not this one skips bytes (a limit lowered
+   * for one shape would fail the launches of a shape cached before it) */
+  size_t smem_limit;
 };
+
+/* Lets the shape's kernels have its shared memory.  Set at every launch,
+ * not once per device: with CUDA 12.4's runtime (Debian 13's toolkit) the
+ * limit belongs to the kernel in the current context, and each element may
+ * have a context of its own (the second element's launches failed with
+ * cudaErrorInvalidValue). */
+cudaError_t
+allow_shared_memory (const Shape & shape)
+{
+  cudaError_t err = cudaFuncSetAttribute (shape.kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape.smem_limit);
+  if (err == cudaSuccess && shape.sharing_kernel)
+    err = cudaFuncSetAttribute (shape.sharing_kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape.smem_limit);
+  return err;
+}
 
 CfHistLayout forced_layout = CF_HIST_LAYOUT_AUTO;
 /* elements launch from several streaming threads */
@@ -837,7 +857,7 @@ kernel_shape (bool skips, Shape * shape)
   std::lock_guard < std::mutex > hold (shape_lock);
   if (dev >= 0 && dev < 64 && cached[dev][skips][warp_bytes].warps) {
     *shape = cached[dev][skips][warp_bytes];
-    return cudaSuccess;
+    return allow_shared_memory (*shape);
   }
   if ((err = cudaDeviceGetAttribute (&smem,
               cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess
@@ -856,16 +876,8 @@ kernel_shape (bool skips, Shape * shape)
      * sharing build of it is made */
     shape->sharing_kernel = RGB3 ? nullptr :
         hist_block_words_kernel < RGB3, !RGB3 >;
-    /* the kernels' limit is the most any of their launches asks, whether
-     * or not this one skips bytes: a limit lowered for one shape would
-     * fail the launches of a shape cached before it */
-    const size_t limit = (size_t) smem >= BlockWords::smem_bytes (true) ?
+    shape->smem_limit = (size_t) smem >= BlockWords::smem_bytes (true) ?
         BlockWords::smem_bytes (true) : BlockWords::smem_bytes (false);
-    err = cudaFuncSetAttribute (shape->kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit);
-    if (err == cudaSuccess && shape->sharing_kernel)
-      err = cudaFuncSetAttribute (shape->sharing_kernel,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) limit);
   } else {
     shape->layout = Layout::kWarpBytes;
     shape->warps = smem / (int) (WarpBytes::kWarpWords * sizeof (uint32_t));
@@ -877,10 +889,9 @@ kernel_shape (bool skips, Shape * shape)
         sizeof (uint32_t);
     shape->kernel = hist_warp_bytes_kernel < RGB3 >;
     shape->sharing_kernel = nullptr;
-    err = cudaFuncSetAttribute (shape->kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shape->smem);
+    shape->smem_limit = shape->smem;
   }
-  if (err != cudaSuccess)
+  if ((err = allow_shared_memory (*shape)) != cudaSuccess)
     return err;
   if (dev >= 0 && dev < 64)
     cached[dev][skips][warp_bytes] = *shape;
