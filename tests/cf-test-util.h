@@ -204,8 +204,12 @@ cf_test_count_plane_mismatches (GstBuffer * buf, const GstVideoInfo * info,
   return bad;
 }
 
-/* main() of a test that needs a GPU: skip (77) without one, else run @suite
- * with a fresh random source in rand_. */
+/* Why @gpu_present said no, when it was more than the GPU. */
+static const gchar *cf_test_skip_reason G_GNUC_UNUSED;
+
+/* main() of a test that needs a GPU: skip (77) without one (or without what
+ * @gpu_present also looks for: it sets cf_test_skip_reason), else run
+ * @suite with a fresh random source in rand_. */
 static inline int
 cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
     Suite * (*make_suite) (void), const gchar * name, const gchar * file)
@@ -214,7 +218,8 @@ cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
 
   gst_check_init (argc, argv);
   if (!gpu_present ()) {
-    g_print ("SKIP: this test needs a CUDA GPU and there is none here\n");
+    g_print ("SKIP: %s\n", cf_test_skip_reason ? cf_test_skip_reason :
+        "this test needs a CUDA GPU and there is none here");
     return CF_TEST_SKIP;
   }
   rand_ = cf_test_rand ();
