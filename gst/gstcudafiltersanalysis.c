@@ -71,8 +71,8 @@ enum
   PROP_ROI_HEIGHT,
 };
 
-/* GRAY8, xRGB and xBGR are system memory only: 1.22's CUDA allocator has no
- * layout for them. */
+/* GRAY8, xRGB and xBGR are system memory only: GStreamer's CUDA allocator
+ * (1.22 to 1.28) has no layout for them. */
 #define CUDA_FORMATS \
   "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, I420, NV12, Y444 }"
 #define SYS_FORMATS \

@@ -27,10 +27,10 @@
  * YUV input (I420, NV12, Y444) keeps its luma plane as it is.
  *
  * Output in system memory is GRAY8.  In `memory:CUDAMemory`, which cannot hold
- * GRAY8 in GStreamer 1.22, grey is NV12 or I420 with neutral chroma (128), so
- * encoders and the other CUDA elements take it as it is.  Frames already in
- * CUDA memory are read in place; system-memory frames are uploaded, ideally
- * from the pinned pool the element proposes upstream.
+ * GRAY8 in any GStreamer (1.22 to 1.28), grey is NV12 or I420 with neutral
+ * chroma (128), so encoders and the other CUDA elements take it as it is.
+ * Frames already in CUDA memory are read in place; system-memory frames are
+ * uploaded, ideally from the pinned pool the element proposes upstream.
  *
  * ## Example launch lines
  * |[
@@ -61,8 +61,8 @@ enum
   PROP_MATRIX,
 };
 
-/* xRGB and xBGR are system memory only: 1.22's CUDA allocator has no
- * layout for them. */
+/* xRGB and xBGR are system memory only: GStreamer's CUDA allocator (1.22 to
+ * 1.28) has no layout for them. */
 #define CUDA_IN_FORMATS \
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, NV12, Y444 }"
 #define SYS_IN_FORMATS \

@@ -27,8 +27,8 @@ cf_test_gpu_available (void)
 
 
 /* The formats cudablur and the analysis elements take in system memory,
- * and those of them tested in CUDA memory (1.22's CUDA allocator has no
- * GRAY8, xRGB or xBGR). */
+ * and those of them tested in CUDA memory (GStreamer's CUDA allocator, 1.22
+ * to 1.28, has no GRAY8, xRGB or xBGR). */
 static const GstVideoFormat cf_test_sys_formats[] G_GNUC_UNUSED = {
   GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
   GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,

@@ -18,7 +18,7 @@ static const GstVideoFormat sys_formats[] = {
   GST_VIDEO_FORMAT_Y444,
 };
 
-/* xRGB and xBGR have no CUDA memory layout in GStreamer 1.22 */
+/* xRGB and xBGR have no CUDA memory layout in GStreamer (1.22 to 1.28) */
 static const GstVideoFormat cuda_formats[] = {
   GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
   GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
