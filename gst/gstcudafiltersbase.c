@@ -438,14 +438,14 @@ held_inputs_loop (gpointer data)
     if (held->count == 0)
       break;
     done = held->done[held->head];
-    context = gst_object_ref (held->context);
+    context = held->context ? gst_object_ref (held->context) : NULL;
     g_mutex_unlock (&held->lock);
 
-    if (gst_cuda_context_push (context)) {
+    if (context && gst_cuda_context_push (context)) {
       err = cf_event_wait (done);
       gst_cuda_context_pop (NULL);
     }
-    gst_object_unref (context);
+    gst_clear_object (&context);
 
     g_mutex_lock (&held->lock);
     if (err != 0 && held->error == 0)
@@ -505,6 +505,26 @@ release_held_inputs (GstCudaFiltersBase * self)
   while (held->count > 0)
     g_cond_wait (&held->cond, &held->lock);
   g_mutex_unlock (&held->lock);
+}
+
+/* Ends the thread (at stop, or at dispose when the element was never
+ * stopped), once nothing is held. */
+static void
+stop_held_inputs_thread (GstCudaFiltersBase * self)
+{
+  HeldInputs *held = &PRIV (self)->held;
+  GThread *thread;
+
+  release_held_inputs (self);
+  g_mutex_lock (&held->lock);
+  held->quit = TRUE;
+  thread = held->thread;
+  held->thread = NULL;
+  g_cond_broadcast (&held->cond);
+  g_mutex_unlock (&held->lock);
+  if (thread)
+    g_thread_join (thread);
+  held->quit = FALSE;
 }
 
 /* Work goes on @offered, a CUDA pool's stream from downstream, when it is
@@ -809,19 +829,26 @@ release_gpu_resources (GstCudaFiltersBase * self)
   priv->scratch = 0;
   priv->scratch_size = 0;
 #ifdef HAVE_GST_CUDA_STREAM
-  if (pushed) {
+  {
     guint i;
 
-    if (priv->stream)
+    if (pushed && priv->stream)
       gst_cuda_result (CuStreamSynchronize (priv->stream));
-    cf_event_destroy (priv->order_event);
+    /* (without the context they cannot be destroyed: forgotten, leaked) */
+    if (pushed)
+      cf_event_destroy (priv->order_event);
+    priv->order_event = NULL;
+    g_mutex_lock (&priv->held.lock);
     for (i = 0; i < MAX_HELD_INPUTS; i++) {
-      cf_event_destroy (priv->held.done[i]);
+      if (pushed)
+        cf_event_destroy (priv->held.done[i]);
       priv->held.done[i] = NULL;
     }
-    gst_cuda_context_pop (NULL);
+    priv->held.context = NULL;
+    g_mutex_unlock (&priv->held.lock);
+    if (pushed)
+      gst_cuda_context_pop (NULL);
   }
-  priv->order_event = NULL;
   gst_clear_cuda_stream (&priv->work_stream);
   gst_clear_cuda_stream (&priv->own_stream);
 #else
@@ -951,21 +978,7 @@ gst_cuda_filters_base_stop (GstBaseTransform * trans)
 
   release_gpu_resources (self);
 #ifdef HAVE_GST_CUDA_STREAM
-  {
-    HeldInputs *held = &priv->held;
-    GThread *thread;
-
-    g_mutex_lock (&held->lock);
-    held->quit = TRUE;
-    held->context = NULL;
-    thread = held->thread;
-    held->thread = NULL;
-    g_cond_broadcast (&held->cond);
-    g_mutex_unlock (&held->lock);
-    if (thread)
-      g_thread_join (thread);
-    held->quit = FALSE;
-  }
+  stop_held_inputs_thread (self);
 #endif
   GST_OBJECT_LOCK (self);
   old = priv->context;
@@ -1218,6 +1231,10 @@ gst_cuda_filters_base_propose_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->context || !gst_video_info_from_caps (&info, caps))
     return FALSE;
+  /* a filter in passthrough runs nothing, and holds nothing */
+  if (passthrough
+      && !GST_BASE_TRANSFORM_GET_CLASS (trans)->transform_ip_on_passthrough)
+    held = 0;
 
   if (passthrough) {
     /* the frames go downstream untouched: downstream says which pools and
@@ -1256,8 +1273,13 @@ gst_cuda_filters_base_propose_allocation (GstBaseTransform * trans,
 
       gst_query_parse_nth_allocation_pool (query, i, &pool, &size, &min, &max);
       min += held;
-      if (max != 0 && max < min)
-        max = min;
+      /* downstream's limit stands (a pool of a fixed number of buffers):
+       * then the frames we hold may make upstream wait for one */
+      if (max != 0 && min > max) {
+        GST_INFO_OBJECT (self, "downstream's pool holds at most %u buffers, "
+            "fewer than the %u asked for", max, min);
+        min = max;
+      }
       gst_query_set_nth_allocation_pool (query, i, pool, size, min, max);
       gst_clear_object (&pool);
     }
@@ -1296,12 +1318,12 @@ gst_cuda_filters_base_decide_allocation (GstBaseTransform * trans,
   }
 
   if (caps_are_cuda_memory (caps)) {
-    /* downstream's pool only if it is an idle CUDA pool of our context */
     if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
-            GST_CUDA_BUFFER_POOL (pool)->context != priv->context ||
-            gst_buffer_pool_is_active (pool)))
+            GST_CUDA_BUFFER_POOL (pool)->context != priv->context))
       gst_clear_object (&pool);
 #ifdef HAVE_GST_CUDA_STREAM
+    /* downstream's stream, even when its pool is in use (ours, handed back
+     * on a renegotiation) */
     {
       GstCudaStream *offered = NULL;
 
@@ -1315,6 +1337,9 @@ gst_cuda_filters_base_decide_allocation (GstBaseTransform * trans,
       gst_clear_cuda_stream (&offered);
     }
 #endif
+    /* downstream's pool only if it is an idle CUDA pool of our context */
+    if (pool && gst_buffer_pool_is_active (pool))
+      gst_clear_object (&pool);
     if (pool && !configure_cuda_pool (self, pool, caps, &size, min, max))
       gst_clear_object (&pool);
     if (!pool)
@@ -1399,6 +1424,9 @@ gst_cuda_filters_base_dispose (GObject * object)
   GstCudaFiltersBase *self = GST_CUDA_FILTERS_BASE (object);
 
   release_gpu_resources (self);
+#ifdef HAVE_GST_CUDA_STREAM
+  stop_held_inputs_thread (self);
+#endif
   gst_clear_object (&PRIV (self)->context);
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
