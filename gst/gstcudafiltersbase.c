@@ -39,6 +39,9 @@
 
 #include "gstcudafiltersbase.h"
 #include "gstcudafilterspinned.h"
+#ifdef HAVE_GST_CUDA_STREAM
+#include "gstcudafiltersorder.h"
+#endif
 
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -68,34 +71,6 @@ typedef struct
   guint n_planes;
 } StagingFrame;
 
-#ifdef HAVE_GST_CUDA_STREAM
-/* Input frames pushed on while the GPU may still read them (on 1.24+ the
- * element does not wait for the GPU per frame).  Their producer must not
- * write them again before the reads are done, and not every producer
- * orders its writes by a stream: NVDEC's own surfaces go back to the
- * decoder when released, and pinned system memory is written by the CPU.
- * So each frame is held with an event recorded after the reads, and a
- * thread of the element lets it go once the event is done: never later
- * than the GPU needs, and never waiting for the next frame (a producer
- * with a small pool would stall).  At most MAX_HELD_INPUTS are held; the
- * allocation query says so. */
-#define MAX_HELD_INPUTS 4
-
-typedef struct
-{
-  GMutex lock;
-  GCond cond;
-  GThread *thread;
-  gboolean quit;
-  /* the context of the events, which are made with the stream */
-  GstCudaContext *context;
-  CfEvent done[MAX_HELD_INPUTS];
-  GstBuffer *buffer[MAX_HELD_INPUTS];
-  guint head, count;
-  /* waiting for an event failed: the next frame reports it */
-  CfError error;
-} HeldInputs;
-#endif
 
 typedef struct
 {
@@ -113,7 +88,8 @@ typedef struct
   /* recorded on one stream for another to wait on: reused, since a wait
    * takes the event's record as it is when the wait is queued */
   CfEvent order_event;
-  HeldInputs held;
+  /* input frames the GPU may still read (gstcudafiltersorder.c) */
+  GstCudaFiltersHeldFrames *held;
 #endif
 
   GstVideoInfo in_info;
@@ -375,32 +351,18 @@ map_cuda_frame (GstVideoFrame * frame, const GstVideoInfo * info,
 #define STREAM_ORDER TRUE
 #endif
 
-/* The stream @mem's writes and uploads are queued on; NULL (the legacy
- * default stream, which our blocking streams wait for anyway) if none. */
-static CUstream
-memory_stream (GstMemory * mem)
-{
-  return gst_cuda_stream_get_handle (gst_cuda_memory_get_stream
-      (GST_CUDA_MEMORY_CAST (mem)));
-}
-
 /* Work queued on our stream from now on starts after the work queued so
  * far on @mem's stream: 1.24+ producers push before their writes are done,
- * and mapping for CUDA may have just queued an upload there.  Nothing is
- * waited for on the CPU. */
+ * and mapping for CUDA may have just queued an upload there. */
 static CfError
 order_after_memory (GstCudaFiltersBase * self, GstMemory * mem)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
-  CUstream theirs = memory_stream (mem);
-  CfError err;
 
-  if (!STREAM_ORDER || !theirs || theirs == priv->stream)
+  if (!STREAM_ORDER)
     return 0;
-  err = cf_event_record (priv->order_event, (CfStream) theirs);
-  if (err == 0)
-    err = cf_event_wait_on ((CfStream) priv->stream, priv->order_event);
-  return err;
+  return gst_cuda_filters_order_streams (priv->stream,
+      gst_cuda_filters_memory_stream (mem), priv->order_event);
 }
 
 /* The other way: work queued from now on on @mem's stream starts after ours
@@ -410,121 +372,21 @@ static CfError
 order_memory_after_us (GstCudaFiltersBase * self, GstMemory * mem)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
-  CUstream theirs = memory_stream (mem);
-  CfError err;
 
-  if (!theirs || theirs == priv->stream)
-    return 0;
-  err = cf_event_record (priv->order_event, (CfStream) priv->stream);
-  if (err == 0)
-    err = cf_event_wait_on ((CfStream) theirs, priv->order_event);
-  return err;
+  return gst_cuda_filters_order_streams (gst_cuda_filters_memory_stream (mem),
+      priv->stream, priv->order_event);
 }
 
-static gpointer
-held_inputs_loop (gpointer data)
-{
-  HeldInputs *held = data;
-
-  g_mutex_lock (&held->lock);
-  for (;;) {
-    GstCudaContext *context;
-    GstBuffer *buffer;
-    CfEvent done;
-    CfError err = CF_ERROR_MEMORY_ALLOCATION;
-
-    while (!held->quit && held->count == 0)
-      g_cond_wait (&held->cond, &held->lock);
-    if (held->count == 0)
-      break;
-    done = held->done[held->head];
-    context = held->context ? gst_object_ref (held->context) : NULL;
-    g_mutex_unlock (&held->lock);
-
-    if (context && gst_cuda_context_push (context)) {
-      err = cf_event_wait (done);
-      gst_cuda_context_pop (NULL);
-    }
-    gst_clear_object (&context);
-
-    g_mutex_lock (&held->lock);
-    if (err != 0 && held->error == 0)
-      held->error = err;
-    buffer = held->buffer[held->head];
-    held->buffer[held->head] = NULL;
-    held->head = (held->head + 1) % MAX_HELD_INPUTS;
-    held->count--;
-    g_cond_broadcast (&held->cond);
-    g_mutex_unlock (&held->lock);
-    /* back to its pool, perhaps the decoder's: outside the lock */
-    gst_buffer_unref (buffer);
-    g_mutex_lock (&held->lock);
-  }
-  g_mutex_unlock (&held->lock);
-  return NULL;
-}
-
-/* Holds @buffer until the work queued so far on our stream is done.  Waits
- * for a free place when MAX_HELD_INPUTS are held (the GPU is that far
- * behind). */
+/* The input may still be read by the GPU when it is pushed on: held until
+ * the work queued so far is done. */
 static CfError
 hold_input (GstCudaFiltersBase * self, GstBuffer * buffer)
 {
-  HeldInputs *held = &PRIV (self)->held;
-  CfError err;
-  guint slot;
+  GstCudaFiltersBasePrivate *priv = PRIV (self);
 
   if (!STREAM_ORDER)
     return 0;
-  g_mutex_lock (&held->lock);
-  while (held->count == MAX_HELD_INPUTS && held->error == 0)
-    g_cond_wait (&held->cond, &held->lock);
-  err = held->error;
-  if (err == 0) {
-    slot = (held->head + held->count) % MAX_HELD_INPUTS;
-    err = cf_event_record (held->done[slot], (CfStream) PRIV (self)->stream);
-  }
-  if (err == 0) {
-    held->buffer[slot] = gst_buffer_ref (buffer);
-    held->count++;
-    if (!held->thread)
-      held->thread = g_thread_new ("cudafilters-held", held_inputs_loop, held);
-    g_cond_broadcast (&held->cond);
-  }
-  g_mutex_unlock (&held->lock);
-  return err;
-}
-
-/* Waits until every held frame is let go. */
-static void
-release_held_inputs (GstCudaFiltersBase * self)
-{
-  HeldInputs *held = &PRIV (self)->held;
-
-  g_mutex_lock (&held->lock);
-  while (held->count > 0)
-    g_cond_wait (&held->cond, &held->lock);
-  g_mutex_unlock (&held->lock);
-}
-
-/* Ends the thread (at stop, or at dispose when the element was never
- * stopped), once nothing is held. */
-static void
-stop_held_inputs_thread (GstCudaFiltersBase * self)
-{
-  HeldInputs *held = &PRIV (self)->held;
-  GThread *thread;
-
-  release_held_inputs (self);
-  g_mutex_lock (&held->lock);
-  held->quit = TRUE;
-  thread = held->thread;
-  held->thread = NULL;
-  g_cond_broadcast (&held->cond);
-  g_mutex_unlock (&held->lock);
-  if (thread)
-    g_thread_join (thread);
-  held->quit = FALSE;
+  return gst_cuda_filters_held_frames_hold (priv->held, buffer, priv->stream);
 }
 
 /* Work goes on @offered, a CUDA pool's stream from downstream, when it is
@@ -722,7 +584,8 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   /* CUDA output on a stream is pushed at once, marked NEED_SYNC (below):
    * its consumers wait for that stream, which waits for ours.  The GPU may
    * still be reading the input: it is held until then. */
-  if (in_place_out && memory_stream (gst_buffer_peek_memory (outbuf, 0))) {
+  if (in_place_out &&
+      gst_cuda_filters_memory_stream (gst_buffer_peek_memory (outbuf, 0))) {
     step = "ordering the output's stream after ours";
     if ((kerr = order_memory_after_us (self, gst_buffer_peek_memory (outbuf,
                     0))) != 0)
@@ -817,7 +680,7 @@ release_gpu_resources (GstCudaFiltersBase * self)
   if (!priv->context)
     return;
 #ifdef HAVE_GST_CUDA_STREAM
-  release_held_inputs (self);
+  gst_cuda_filters_held_frames_wait_empty (priv->held);
 #endif
   pushed = gst_cuda_context_push (priv->context);
   if (pushed && GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release)
@@ -829,26 +692,15 @@ release_gpu_resources (GstCudaFiltersBase * self)
   priv->scratch = 0;
   priv->scratch_size = 0;
 #ifdef HAVE_GST_CUDA_STREAM
-  {
-    guint i;
-
-    if (pushed && priv->stream)
-      gst_cuda_result (CuStreamSynchronize (priv->stream));
-    /* (without the context they cannot be destroyed: forgotten, leaked) */
-    if (pushed)
-      cf_event_destroy (priv->order_event);
-    priv->order_event = NULL;
-    g_mutex_lock (&priv->held.lock);
-    for (i = 0; i < MAX_HELD_INPUTS; i++) {
-      if (pushed)
-        cf_event_destroy (priv->held.done[i]);
-      priv->held.done[i] = NULL;
-    }
-    priv->held.context = NULL;
-    g_mutex_unlock (&priv->held.lock);
-    if (pushed)
-      gst_cuda_context_pop (NULL);
-  }
+  if (pushed && priv->stream)
+    gst_cuda_result (CuStreamSynchronize (priv->stream));
+  /* (without the context they cannot be destroyed: forgotten, leaked) */
+  if (pushed)
+    cf_event_destroy (priv->order_event);
+  priv->order_event = NULL;
+  gst_cuda_filters_held_frames_unprepare (priv->held, pushed);
+  if (pushed)
+    gst_cuda_context_pop (NULL);
   gst_clear_cuda_stream (&priv->work_stream);
   gst_clear_cuda_stream (&priv->own_stream);
 #else
@@ -869,13 +721,12 @@ create_stream (GstCudaFiltersBase * self)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
   CfError err = CF_ERROR_MEMORY_ALLOCATION;
-  guint i;
 
   priv->own_stream = gst_cuda_stream_new (priv->context);
   if (priv->own_stream && gst_cuda_context_push (priv->context)) {
     err = cf_event_create (&priv->order_event);
-    for (i = 0; i < MAX_HELD_INPUTS && err == 0; i++)
-      err = cf_event_create (&priv->held.done[i]);
+    if (err == 0)
+      err = gst_cuda_filters_held_frames_prepare (priv->held, priv->context);
     gst_cuda_context_pop (NULL);
   }
   if (!priv->own_stream || err != 0) {
@@ -887,11 +738,6 @@ create_stream (GstCudaFiltersBase * self)
   }
   priv->work_stream = gst_cuda_stream_ref (priv->own_stream);
   priv->stream = gst_cuda_stream_get_handle (priv->work_stream);
-
-  g_mutex_lock (&priv->held.lock);
-  priv->held.context = priv->context;
-  priv->held.error = 0;
-  g_mutex_unlock (&priv->held.lock);
   return TRUE;
 }
 #else
@@ -978,7 +824,7 @@ gst_cuda_filters_base_stop (GstBaseTransform * trans)
 
   release_gpu_resources (self);
 #ifdef HAVE_GST_CUDA_STREAM
-  stop_held_inputs_thread (self);
+  gst_cuda_filters_held_frames_stop (priv->held);
 #endif
   GST_OBJECT_LOCK (self);
   old = priv->context;
@@ -1425,7 +1271,7 @@ gst_cuda_filters_base_dispose (GObject * object)
 
   release_gpu_resources (self);
 #ifdef HAVE_GST_CUDA_STREAM
-  stop_held_inputs_thread (self);
+  gst_cuda_filters_held_frames_stop (PRIV (self)->held);
 #endif
   gst_clear_object (&PRIV (self)->context);
   G_OBJECT_CLASS (parent_class)->dispose (object);
@@ -1435,10 +1281,8 @@ static void
 gst_cuda_filters_base_finalize (GObject * object)
 {
 #ifdef HAVE_GST_CUDA_STREAM
-  GstCudaFiltersBasePrivate *priv = PRIV (GST_CUDA_FILTERS_BASE (object));
-
-  g_mutex_clear (&priv->held.lock);
-  g_cond_clear (&priv->held.cond);
+  gst_cuda_filters_held_frames_free (PRIV (GST_CUDA_FILTERS_BASE
+          (object))->held);
 #endif
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1500,7 +1344,7 @@ gst_cuda_filters_base_class_init (GstCudaFiltersBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_filters_base_set_context);
 
 #ifdef HAVE_GST_CUDA_STREAM
-  klass->held_frames = MAX_HELD_INPUTS;
+  klass->held_frames = GST_CUDA_FILTERS_MAX_HELD_FRAMES;
 #else
   /* 1.22: every frame is done before it is pushed */
   klass->held_frames = 0;
@@ -1537,8 +1381,7 @@ gst_cuda_filters_base_init (GstCudaFiltersBase * self)
 {
   PRIV (self)->device_id = DEFAULT_DEVICE_ID;
 #ifdef HAVE_GST_CUDA_STREAM
-  g_mutex_init (&PRIV (self)->held.lock);
-  g_cond_init (&PRIV (self)->held.cond);
+  PRIV (self)->held = gst_cuda_filters_held_frames_new ();
 #endif
 }
 

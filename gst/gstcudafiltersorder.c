@@ -1,0 +1,258 @@
+/* GStreamer
+ * gst-cudafilters: ordering the elements' work by the streams of
+ * GStreamer 1.24+'s CUDA memory.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Since 1.24 a GstCudaMemory carries the stream its producer writes it on,
+ * and producers push before their writes are done.  The base class
+ * (gstcudafiltersbase.c) orders its work with what is here: one stream
+ * waiting for another through an event, and input frames held until the
+ * GPU has read them.  Built against gstreamer-cuda-1.0 1.24 and later
+ * only (docs/architecture.md, "Streams"). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudafiltersorder.h"
+
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudastream.h>
+#include <gst/cuda/gstcudautils.h>
+
+/**
+ * gst_cuda_filters_memory_stream:
+ *
+ * Returns: the stream @mem's writes and uploads are queued on; NULL (the
+ * legacy default stream, which blocking streams wait for anyway) if none.
+ */
+CUstream
+gst_cuda_filters_memory_stream (GstMemory * mem)
+{
+  return gst_cuda_stream_get_handle (gst_cuda_memory_get_stream
+      (GST_CUDA_MEMORY_CAST (mem)));
+}
+
+/**
+ * gst_cuda_filters_order_streams:
+ * @event: recorded on @earlier, for @later to wait on; may be reused at
+ *   once, since a wait takes the event's record as it is when queued
+ *
+ * Work queued on @later from now on starts after the work queued so far on
+ * @earlier.  Nothing is waited for on the CPU; nothing is done when either
+ * is NULL or both are the same stream.  Call with the context current.
+ */
+CfError
+gst_cuda_filters_order_streams (CUstream later, CUstream earlier, CfEvent event)
+{
+  CfError err;
+
+  if (!later || !earlier || later == earlier)
+    return 0;
+  err = cf_event_record (event, (CfStream) earlier);
+  if (err == 0)
+    err = cf_event_wait_on ((CfStream) later, event);
+  return err;
+}
+
+/* Input frames pushed on while the GPU may still read them (on 1.24+ the
+ * elements do not wait for the GPU per frame).  Their producer must not
+ * write them again before the reads are done, and not every producer
+ * orders its writes by a stream: NVDEC's own surfaces go back to the
+ * decoder when released, and pinned system memory is written by the CPU.
+ * So each frame is held with an event recorded after the reads, and a
+ * thread lets it go once the event is done: never later than the GPU
+ * needs, and never waiting for the next frame (a producer with a small
+ * pool would stall). */
+struct _GstCudaFiltersHeldFrames
+{
+  GMutex lock;
+  GCond cond;
+  GThread *thread;
+  gboolean quit;
+  /* the context of the events (prepare) */
+  GstCudaContext *context;
+  CfEvent done[GST_CUDA_FILTERS_MAX_HELD_FRAMES];
+  GstBuffer *buffer[GST_CUDA_FILTERS_MAX_HELD_FRAMES];
+  guint head, count;
+  /* waiting for an event failed: the next hold reports it */
+  CfError error;
+};
+
+GstCudaFiltersHeldFrames *
+gst_cuda_filters_held_frames_new (void)
+{
+  GstCudaFiltersHeldFrames *held = g_new0 (GstCudaFiltersHeldFrames, 1);
+
+  g_mutex_init (&held->lock);
+  g_cond_init (&held->cond);
+  return held;
+}
+
+/* Frees @held once nothing is held and its thread has ended. */
+void
+gst_cuda_filters_held_frames_free (GstCudaFiltersHeldFrames * held)
+{
+  if (!held)
+    return;
+  gst_cuda_filters_held_frames_stop (held);
+  g_mutex_clear (&held->lock);
+  g_cond_clear (&held->cond);
+  g_free (held);
+}
+
+/**
+ * gst_cuda_filters_held_frames_prepare:
+ *
+ * Makes the events of @context that frames are held with.  Call with
+ * @context current, nothing held.
+ */
+CfError
+gst_cuda_filters_held_frames_prepare (GstCudaFiltersHeldFrames * held,
+    GstCudaContext * context)
+{
+  CfError err = 0;
+  guint i;
+
+  g_mutex_lock (&held->lock);
+  for (i = 0; i < GST_CUDA_FILTERS_MAX_HELD_FRAMES && err == 0; i++)
+    err = cf_event_create (&held->done[i]);
+  held->context = context;
+  held->error = 0;
+  g_mutex_unlock (&held->lock);
+  return err;
+}
+
+/**
+ * gst_cuda_filters_held_frames_unprepare:
+ * @context_current: whether the events' context is current, so that they
+ *   can be destroyed (without it they are forgotten)
+ *
+ * Waits until nothing is held, then drops the events and the context.
+ */
+void
+gst_cuda_filters_held_frames_unprepare (GstCudaFiltersHeldFrames * held,
+    gboolean context_current)
+{
+  guint i;
+
+  gst_cuda_filters_held_frames_wait_empty (held);
+  g_mutex_lock (&held->lock);
+  for (i = 0; i < GST_CUDA_FILTERS_MAX_HELD_FRAMES; i++) {
+    if (context_current)
+      cf_event_destroy (held->done[i]);
+    held->done[i] = NULL;
+  }
+  held->context = NULL;
+  g_mutex_unlock (&held->lock);
+}
+
+static gpointer
+held_frames_loop (gpointer data)
+{
+  GstCudaFiltersHeldFrames *held = data;
+
+  g_mutex_lock (&held->lock);
+  for (;;) {
+    GstCudaContext *context;
+    GstBuffer *buffer;
+    CfEvent done;
+    CfError err = CF_ERROR_MEMORY_ALLOCATION;
+
+    while (!held->quit && held->count == 0)
+      g_cond_wait (&held->cond, &held->lock);
+    if (held->count == 0)
+      break;
+    done = held->done[held->head];
+    context = held->context ? gst_object_ref (held->context) : NULL;
+    g_mutex_unlock (&held->lock);
+
+    if (context && gst_cuda_context_push (context)) {
+      err = cf_event_wait (done);
+      gst_cuda_context_pop (NULL);
+    }
+    gst_clear_object (&context);
+
+    g_mutex_lock (&held->lock);
+    if (err != 0 && held->error == 0)
+      held->error = err;
+    buffer = held->buffer[held->head];
+    held->buffer[held->head] = NULL;
+    held->head = (held->head + 1) % GST_CUDA_FILTERS_MAX_HELD_FRAMES;
+    held->count--;
+    g_cond_broadcast (&held->cond);
+    g_mutex_unlock (&held->lock);
+    /* back to its pool, perhaps the decoder's: outside the lock */
+    gst_buffer_unref (buffer);
+    g_mutex_lock (&held->lock);
+  }
+  g_mutex_unlock (&held->lock);
+  return NULL;
+}
+
+/**
+ * gst_cuda_filters_held_frames_hold:
+ *
+ * Holds @buffer until the work queued so far on @stream is done.  Waits
+ * for a free place when GST_CUDA_FILTERS_MAX_HELD_FRAMES are held (the GPU
+ * is that far behind).  Call with the context of prepare() current.
+ */
+CfError
+gst_cuda_filters_held_frames_hold (GstCudaFiltersHeldFrames * held,
+    GstBuffer * buffer, CUstream stream)
+{
+  CfError err;
+  guint slot = 0;
+
+  g_mutex_lock (&held->lock);
+  while (held->count == GST_CUDA_FILTERS_MAX_HELD_FRAMES && held->error == 0)
+    g_cond_wait (&held->cond, &held->lock);
+  err = held->error;
+  if (err == 0) {
+    slot = (held->head + held->count) % GST_CUDA_FILTERS_MAX_HELD_FRAMES;
+    err = cf_event_record (held->done[slot], (CfStream) stream);
+  }
+  if (err == 0) {
+    held->buffer[slot] = gst_buffer_ref (buffer);
+    held->count++;
+    if (!held->thread)
+      held->thread = g_thread_new ("cudafilters-held", held_frames_loop, held);
+    g_cond_broadcast (&held->cond);
+  }
+  g_mutex_unlock (&held->lock);
+  return err;
+}
+
+/* Waits until every held frame is let go. */
+void
+gst_cuda_filters_held_frames_wait_empty (GstCudaFiltersHeldFrames * held)
+{
+  g_mutex_lock (&held->lock);
+  while (held->count > 0)
+    g_cond_wait (&held->cond, &held->lock);
+  g_mutex_unlock (&held->lock);
+}
+
+/* Ends the thread (at stop, or at dispose when the element was never
+ * stopped), once nothing is held. */
+void
+gst_cuda_filters_held_frames_stop (GstCudaFiltersHeldFrames * held)
+{
+  GThread *thread;
+
+  gst_cuda_filters_held_frames_wait_empty (held);
+  g_mutex_lock (&held->lock);
+  held->quit = TRUE;
+  thread = held->thread;
+  held->thread = NULL;
+  g_cond_broadcast (&held->cond);
+  g_mutex_unlock (&held->lock);
+  if (thread)
+    g_thread_join (thread);
+  held->quit = FALSE;
+}
