@@ -6,8 +6,9 @@
 #   bash scripts/debian13.sh ROOT [--cuda12] [CMD]
 # ROOT is made once (debootstrap, from this machine's Debian mirror), then
 # reused.  CMD runs inside through sh -c, from the project's root (bound at
-# the same path), with /proc, /dev and this machine's /usr/local/cuda bound
-# for its duration; scripts/setup.sh there installs what the build needs.
+# the same path), with /proc, /dev and (without --cuda12) this machine's
+# /usr/local/cuda bound for its duration, and Debian's default PATH;
+# scripts/setup.sh there installs what the build needs.
 # Needs root (debootstrap, mount, chroot).
 set -euo pipefail
 root=${1:?usage: debian13.sh ROOT [--cuda12] [CMD]}
@@ -41,7 +42,13 @@ bind() {  # bind DIR TARGET [--rbind]: undone when this script ends
   mount --make-rslave "$2"   # an unmount here never reaches this machine's mounts
   mounts+=("$2")
 }
-inside() { chroot "$root" /usr/bin/env -u LIBRARY_PATH /bin/sh -c "$1" </dev/null; }
+# Debian's PATH, not this machine's: Debian's nvcc takes ptxas, nvlink and
+# fatbinary from the first directory on PATH that has them
+inside() {
+  chroot "$root" /usr/bin/env -u LIBRARY_PATH \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    /bin/sh -c "$1" </dev/null
+}
 
 if [ ! -x "$root/usr/bin/apt-get" ]; then
   if ! command -v debootstrap >/dev/null; then
@@ -66,6 +73,10 @@ if [ "$cuda12" = 1 ] && ! inside 'dpkg-query -W -f="\${Status}" nvidia-cuda-tool
 fi
 [ $# -gt 0 ] || exit 0
 
-[ -d /usr/local/cuda ] && bind /usr/local/cuda "$root/usr/local/cuda"
+# with --cuda12 this machine's toolkit stays out: nothing of it can be
+# mixed into the build
+if [ "$cuda12" = 0 ] && [ -d /usr/local/cuda ]; then
+  bind /usr/local/cuda "$root/usr/local/cuda"
+fi
 bind "$src" "$root$src"
 inside "cd '$src' && $*"

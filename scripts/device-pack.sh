@@ -7,10 +7,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export BUILD=${BUILD:-build-device}
-if [ ! -f "$BUILD/build.ninja" ]; then
-  nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-  PATH="$(dirname "$nvcc"):$PATH" meson setup "$BUILD" -Dgpu_archs=90 >/dev/null
-fi
 # Object files are not needed there but count against the 64 MiB carried:
 # they wait beside the build dir between packs, timestamps kept, so that
 # the next compile is incremental.
@@ -20,6 +16,10 @@ if [ -d "$stash" ]; then
     mv "$stash/$f" "$BUILD/$f"
   done
   rm -rf "$stash"
+fi
+# configured by setup.sh, which pins the nvcc in the build
+if [ ! -f "$BUILD/cuda-native.ini" ]; then
+  bash scripts/setup.sh -Dgpu_archs=90 >/dev/null
 fi
 meson compile -C "$BUILD" >/dev/null
 find "$BUILD" -type f \( -name '*.so' -o -name '*.a' -o -name '*.o' -o -perm -u+x \) \

@@ -31,19 +31,34 @@ if [ ! -x "$nvcc" ]; then
   echo "setup: the CUDA Toolkit (nvcc) was not found; install CUDA >= 12 or set NVCC=/path/to/nvcc" >&2
   exit 1
 fi
+nvcc="$(cd "$(dirname "$nvcc")" && pwd)/$(basename "$nvcc")"
 echo "setup: CUDA Toolkit of $nvcc"
-# meson takes the first nvcc on PATH (it reads no NVCC variable) and keeps
-# its full path in the build
-nvcc_dir=$(dirname "$nvcc")
+
+# meson reads no NVCC variable, and keeps the compiler it finds on PATH by
+# its bare name, so that each later compile would take whichever nvcc PATH
+# then names.  A native file pins the full path in the build; a build made
+# with another nvcc is made anew (meson never redetects a compiler).
+build=${BUILD:-build}
+native="$build/cuda-native.ini"
+if [ -f "$build/build.ninja" ]; then
+  if grep -qxF "cuda = '$nvcc'" "$native" 2>/dev/null; then
+    set -- --reconfigure "$@"
+  else
+    echo "setup: $build was not configured with $nvcc; configuring it anew"
+    rm -rf "$build"
+  fi
+fi
+# Debian's nvcc takes ptxas, nvlink and fatbinary from PATH (NVIDIA's
+# finds its own): the chosen toolkit's directory goes first for this build
+# and should stay first for later ones
+export PATH="$(dirname "$nvcc"):$PATH"
+mkdir -p "$build"
+printf "[binaries]\ncuda = '%s'\n" "$nvcc" >"$native"
 
 # meson prints its errors on standard output: on failure, show its log
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-build=${BUILD:-build}
-if [ -f "$build/build.ninja" ]; then
-  set -- --reconfigure "$@"
-fi
-if ! PATH="$nvcc_dir:$PATH" meson setup "$@" "$build" >"$log" 2>&1; then
+if ! meson setup --native-file "$native" "$@" "$build" >"$log" 2>&1; then
   cat "$log" >&2
   echo "setup: meson setup failed (above)" >&2
   exit 1
