@@ -2570,6 +2570,30 @@ __launch_bounds__ (kWideThreads)
   }
 }
 
+/* Lets `kernel` take the device's opt-in shared memory beyond its static
+ * share.  The attribute belongs to the context, and elements launch from
+ * several threads with different needs: one value for every launch never
+ * lowers it under another thread's launch, as each launch's own need
+ * would. */
+template < typename K > cudaError_t
+allow_dynamic_smem (K kernel)
+{
+  int dev, optin;
+  cudaFuncAttributes fa;
+  cudaError_t e = cudaGetDevice (&dev);
+
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&optin,
+        cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes (&fa, kernel);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        optin - (int) fa.sharedSizeBytes);
+  return e;
+}
+
 /* One wave of blocks of `kernel` with `smem` bytes each, at most `work` */
 template < typename K > cudaError_t
 wide_blocks (K kernel, int smem, long long work, int *blocks)
@@ -2577,8 +2601,7 @@ wide_blocks (K kernel, int smem, long long work, int *blocks)
   int dev, sms, per_sm;
   cudaError_t e = cudaSuccess;
   if (smem > 48 * 1024)
-    e = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    e = allow_dynamic_smem (kernel);
   if (e == cudaSuccess)
     e = cudaGetDevice (&dev);
   if (e == cudaSuccess)
@@ -2642,8 +2665,7 @@ launch_h (const uint8_t * src, size_t src_pitch, uint16_t * t, size_t t_pitch,
   if (smem > (size_t) smem_max)
     return cudaErrorInvalidConfiguration;
   if (smem > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute (blur_h_kernel < C, R >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+    cudaError_t e = allow_dynamic_smem (blur_h_kernel < C, R >);
     if (e != cudaSuccess)
       return e;
   }
@@ -2716,8 +2738,7 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   int dev, sms, per_sm;
 
   if (smem > 48 * 1024)
-    e = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+    e = allow_dynamic_smem (kernel);
   if (e == cudaSuccess)
     e = cudaGetDevice (&dev);
   if (e == cudaSuccess)

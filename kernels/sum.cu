@@ -38,6 +38,7 @@
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
+#include <atomic>
 #include <type_traits>
 
 namespace {
@@ -1381,19 +1382,25 @@ kernel_for (unsigned k, int key_bpp)
   }
 }
 
-/* Blocks resident on the whole device, per device and kernel. */
+/* Blocks resident on the whole device, per device and kernel.  Elements
+ * launch from several streaming threads: the cache's entries are atomic
+ * (threads that miss at once compute the same value). */
 cudaError_t
 resident_blocks (unsigned k, int key_bpp, int *blocks)
 {
-  static int cached[64][8][5];
+  static std::atomic < int >cached[64][8][5];
   int dev = 0, sms = 0, per_sm = 0;
   cudaError_t err;
 
   if ((err = cudaGetDevice (&dev)) != cudaSuccess)
     return err;
-  if (dev >= 0 && dev < 64 && cached[dev][k][key_bpp]) {
-    *blocks = cached[dev][k][key_bpp];
-    return cudaSuccess;
+  if (dev >= 0 && dev < 64) {
+    int known = cached[dev][k][key_bpp].load (std::memory_order_relaxed);
+
+    if (known) {
+      *blocks = known;
+      return cudaSuccess;
+    }
   }
   if ((err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
               dev)) != cudaSuccess
@@ -1402,7 +1409,7 @@ resident_blocks (unsigned k, int key_bpp, int *blocks)
     return err;
   *blocks = sms * (per_sm > 0 ? per_sm : 1);
   if (dev >= 0 && dev < 64)
-    cached[dev][k][key_bpp] = *blocks;
+    cached[dev][k][key_bpp].store (*blocks, std::memory_order_relaxed);
   return cudaSuccess;
 }
 
