@@ -102,6 +102,8 @@ struct _GstCudaBlur
 
   gboolean caps_equal;          /* input and output caps alike: passthrough
                                  * possible */
+  /* the settings of the frame in hand, taken on the streaming thread */
+  BlurSettings frame;
 
   /* the weights of the settings they were made for, per subsampling level
    * (0: full size, 1: half); remade only when the settings change */
@@ -157,14 +159,20 @@ current_settings (GstCudaBlur * self)
   return s;
 }
 
-/* sigma 0 both ways with alike caps: frames pass through untouched.  A
- * change in either direction renegotiates the output pool. */
+/* Takes the settings for the next frame, on the streaming thread only:
+ * sigma 0 both ways with alike caps passes frames through untouched.  A
+ * change in either direction renegotiates the output pool.  (Never from
+ * the property setter: GstBaseTransform reads passthrough more than once
+ * per frame without a lock, and a change in between pushes an output
+ * buffer that nothing wrote.) */
 static void
 update_passthrough (GstCudaBlur * self)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  BlurSettings s = current_settings (self);
-  gboolean passthrough = settings_are_identity (&s) && self->caps_equal;
+  gboolean passthrough;
+
+  self->frame = current_settings (self);
+  passthrough = settings_are_identity (&self->frame) && self->caps_equal;
 
   if (passthrough != gst_base_transform_is_passthrough (trans)) {
     GST_DEBUG_OBJECT (self, "passthrough %d", passthrough);
@@ -271,7 +279,7 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   GstCudaBlur *self = GST_CUDA_BLUR (base);
   const GstVideoFormatInfo *finfo = in->info->finfo;
   gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
-  BlurSettings s = current_settings (self);
+  BlurSettings s = self->frame;
   gsize scratch_size = 0;
   gpointer scratch;
   CfError err = 0;
@@ -335,6 +343,11 @@ gst_cuda_blur_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SIGMA_Y:
       self->sigma_y = g_value_get_double (value);
+      if (self->sigma_y < 0 && self->sigma_y != -1) {
+        GST_WARNING_OBJECT (self, "sigma-y %g is not a sigma: taken as -1 "
+            "(the same as sigma)", self->sigma_y);
+        self->sigma_y = -1;
+      }
       break;
     case PROP_RADIUS:
       self->radius = g_value_get_int (value);
@@ -347,8 +360,7 @@ gst_cuda_blur_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  if (prop_id == PROP_SIGMA || prop_id == PROP_SIGMA_Y)
-    update_passthrough (self);
+  /* (passthrough follows at the next frame: update_passthrough) */
 }
 
 static void
@@ -406,10 +418,13 @@ gst_cuda_blur_class_init (GstCudaBlurClass * klass)
    * GstCudaBlur:sigma-y:
    *
    * Standard deviation in the vertical direction; -1 takes #GstCudaBlur:sigma.
+   * Other negative values are not sigmas: they are taken as -1, with a
+   * warning.
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA_Y,
       g_param_spec_double ("sigma-y", "Vertical sigma",
-          "Standard deviation in the vertical direction (-1 = same as sigma)",
+          "Standard deviation in the vertical direction (-1 = same as sigma; "
+          "other negative values are taken as -1)",
           -1, MAX_SIGMA, DEFAULT_SIGMA_Y,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           GST_PARAM_CONTROLLABLE | G_PARAM_STATIC_STRINGS));

@@ -99,6 +99,8 @@ typedef struct
 
   StagingFrame upload;
   StagingFrame download;
+  /* create_stream failed and said so: no error again for every frame */
+  gboolean stream_failed;
 
   /* device memory the element's kernels borrow (get_scratch) */
   CUdeviceptr scratch;
@@ -171,38 +173,186 @@ buffer_layout (GstBuffer * buffer, const GstVideoInfo * info)
   return &cmem->info;
 }
 
+/* At least the bytes of a frame of @caps (its planes without padding), or 0
+ * when the caps give no format and size. */
+static guint64
+caps_frame_bytes (GstCaps * caps)
+{
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+  const GstVideoFormatInfo *finfo;
+  const gchar *format = gst_structure_get_string (s, "format");
+  gint width = 0, height = 0;
+  guint64 bytes = 0;
+  guint c;
+
+  if (!format || !gst_structure_get_int (s, "width", &width) ||
+      !gst_structure_get_int (s, "height", &height) || width <= 0
+      || height <= 0)
+    return 0;
+  finfo = gst_video_format_get_info (gst_video_format_from_string (format));
+  if (!finfo)
+    return 0;
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
+    bytes += (guint64) GST_VIDEO_SUB_SCALE (GST_VIDEO_FORMAT_INFO_W_SUB
+        (finfo, c), width) * GST_VIDEO_SUB_SCALE (GST_VIDEO_FORMAT_INFO_H_SUB
+        (finfo, c), height) * GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) / 8;
+  return bytes;
+}
+
+/* Where a plane lies in a buffer: its first row at @offset, each next row
+ * @stride bytes on (negative: bottom-up, the rows below at lower
+ * addresses).  Its bytes span [*first, *end).  FALSE when that range does
+ * not fit in a gsize, or starts before the buffer. */
+static gboolean
+plane_span (gsize offset, gint stride, gsize row_bytes, guint rows,
+    gsize * first, gsize * end)
+{
+  /* |stride| < 2^31 and rows < 2^32: no overflow in 64 bits */
+  guint64 step = (guint64) ABS ((gint64) stride) * (rows - 1);
+
+  if (rows == 0 || (guint64) ABS ((gint64) stride) < row_bytes)
+    return FALSE;
+  if (stride >= 0) {
+    if (step + row_bytes > G_MAXSIZE - offset)
+      return FALSE;
+    *first = offset;
+    *end = offset + step + row_bytes;
+  } else {
+    if (offset < step || row_bytes > G_MAXSIZE - offset)
+      return FALSE;
+    *first = offset - step;
+    *end = offset + row_bytes;
+  }
+  return TRUE;
+}
+
+/* The offset and stride of @plane in @buffer: its video meta's, else
+ * @layout's.  FALSE when the meta describes fewer planes. */
+static gboolean
+plane_layout (GstBuffer * buffer, const GstVideoInfo * layout, guint plane,
+    gsize * offset, gint * stride)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+
+  if (meta) {
+    if (plane >= meta->n_planes)
+      return FALSE;
+    *offset = meta->offset[plane];
+    *stride = meta->stride[plane];
+  } else {
+    *offset = GST_VIDEO_INFO_PLANE_OFFSET (layout, plane);
+    *stride = GST_VIDEO_INFO_PLANE_STRIDE (layout, plane);
+  }
+  return TRUE;
+}
+
 /* Whether every plane described by the buffer's video meta (or, without
  * one, by @layout) lies inside the buffer: a short buffer must never be
- * read past its end. */
+ * read past its end, nor a bottom-up plane before its start.  @needed is
+ * the size the frame needs (G_MAXSIZE when it cannot be met). */
 static gboolean
 buffer_holds_frame (GstBuffer * buffer, const GstVideoInfo * layout,
     gsize * needed)
 {
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
   gsize size = gst_buffer_get_size (buffer);
   guint p;
 
   *needed = 0;
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (layout); p++) {
-    gsize row_bytes, offset, stride, end;
+    gsize row_bytes, offset, first, end;
     guint rows;
+    gint stride;
 
     plane_extent (layout, p, &row_bytes, &rows);
-    if (meta) {
-      if (p >= meta->n_planes || meta->stride[p] < 0)
-        return FALSE;
-      offset = meta->offset[p];
-      stride = meta->stride[p];
-    } else {
-      offset = GST_VIDEO_INFO_PLANE_OFFSET (layout, p);
-      stride = GST_VIDEO_INFO_PLANE_STRIDE (layout, p);
-    }
-    if (stride < row_bytes)
+    if (!plane_layout (buffer, layout, p, &offset, &stride) ||
+        !plane_span (offset, stride, row_bytes, rows, &first, &end)) {
+      *needed = G_MAXSIZE;
       return FALSE;
-    end = offset + stride * (rows - 1) + row_bytes;
+    }
     *needed = MAX (*needed, end);
   }
   return size >= *needed;
+}
+
+/* Whether gst_video_frame_map() cannot give the planes as the upload and
+ * download copy them: a bottom-up plane, or (with a video meta) a plane
+ * that spans two or more memories, of which GStreamer 1.22 maps only the
+ * first.  Called after buffer_holds_frame(). */
+static gboolean
+needs_whole_map (GstBuffer * buffer, const GstVideoInfo * layout)
+{
+  gboolean several = gst_buffer_n_memory (buffer) > 1 &&
+      gst_buffer_get_video_meta (buffer) != NULL;
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (layout); p++) {
+    gsize row_bytes, offset, first, end, skip;
+    guint rows, idx, length;
+    gint stride;
+
+    plane_extent (layout, p, &row_bytes, &rows);
+    if (!plane_layout (buffer, layout, p, &offset, &stride) ||
+        !plane_span (offset, stride, row_bytes, rows, &first, &end))
+      return TRUE;
+    if (stride < 0)
+      return TRUE;
+    if (several && (!gst_buffer_find_memory (buffer, first, end - first, &idx,
+                &length, &skip) || length > 1))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A frame in system memory as the upload and download copy it: mapped by
+ * gst_video_frame_map(), or, where that cannot give whole planes
+ * (needs_whole_map), from one map of the whole buffer (GStreamer merges
+ * its memories into one, a copy). */
+typedef struct
+{
+  gboolean whole;
+  GstVideoFrame frame;
+  GstMapInfo map;
+  guint8 *data[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+} HostFrame;
+
+static gboolean
+host_frame_map (HostFrame * host, GstBuffer * buffer,
+    const GstVideoInfo * layout, GstMapFlags flags)
+{
+  guint p;
+
+  memset (host, 0, sizeof (*host));
+  host->whole = needs_whole_map (buffer, layout);
+  if (!host->whole) {
+    if (!gst_video_frame_map (&host->frame, (GstVideoInfo *) layout, buffer,
+            flags))
+      return FALSE;
+    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&host->frame); p++) {
+      host->data[p] = GST_VIDEO_FRAME_PLANE_DATA (&host->frame, p);
+      host->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&host->frame, p);
+    }
+    return TRUE;
+  }
+  if (!gst_buffer_map (buffer, &host->map, flags))
+    return FALSE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (layout); p++) {
+    gsize offset = 0;
+
+    /* (buffer_holds_frame has checked every plane) */
+    plane_layout (buffer, layout, p, &offset, &host->stride[p]);
+    host->data[p] = host->map.data + offset;
+  }
+  return TRUE;
+}
+
+static void
+host_frame_unmap (HostFrame * host, GstBuffer * buffer)
+{
+  if (host->whole)
+    gst_buffer_unmap (buffer, &host->map);
+  else
+    gst_video_frame_unmap (&host->frame);
 }
 
 /* Frees the planes when @pushed (the context is current), and forgets them
@@ -299,6 +449,40 @@ copy_plane_async (const GstVideoInfo * info, guint plane,
     copy.Height = rows;
   }
   return CuMemcpy2DAsync (&copy, stream);
+}
+
+/* Uploads @plane of @host into @staging on @stream.  A bottom-up plane is
+ * turned top-down on the CPU first, since copies take positive pitches
+ * only; that copy is waited for before its source is freed. */
+static CUresult
+upload_plane (const GstVideoInfo * info, const HostFrame * host, guint plane,
+    const StagingFrame * staging, CUstream stream)
+{
+  gsize row_bytes;
+  guint rows, y;
+  guint8 *top_down;
+  CUresult res;
+
+  if (host->stride[plane] >= 0)
+    return copy_plane_async (info, plane, CU_MEMORYTYPE_HOST,
+        host->data[plane], host->stride[plane], CU_MEMORYTYPE_DEVICE,
+        (void *) (guintptr) staging->plane[plane], staging->pitch[plane],
+        stream);
+
+  plane_extent (info, plane, &row_bytes, &rows);
+  top_down = g_try_malloc (row_bytes * rows);
+  if (!top_down)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  for (y = 0; y < rows; y++)
+    memcpy (top_down + (gsize) y * row_bytes,
+        host->data[plane] + (gssize) y * host->stride[plane], row_bytes);
+  res = copy_plane_async (info, plane, CU_MEMORYTYPE_HOST, top_down,
+      row_bytes, CU_MEMORYTYPE_DEVICE,
+      (void *) (guintptr) staging->plane[plane], staging->pitch[plane], stream);
+  if (res == CUDA_SUCCESS)
+    res = CuStreamSynchronize (stream);
+  g_free (top_down);
+  return res;
 }
 
 /* A buffer that is one GstCudaMemory of our context can be read and written
@@ -421,6 +605,7 @@ typedef enum
   FAIL_NONE,
   FAIL_MAP_IN,
   FAIL_MAP_OUT,
+  FAIL_OUT_LAYOUT,
   FAIL_CUDA,
 } FailKind;
 
@@ -435,6 +620,7 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   GstCudaFiltersBasePrivate *priv = PRIV (self);
   GstCudaFiltersBaseClass *klass = GST_CUDA_FILTERS_BASE_GET_CLASS (self);
   GstVideoFrame in_frame, out_frame;
+  HostFrame in_host, out_host;
   GstCudaFiltersFrame in_dev, out_dev;
   const GstVideoInfo *in_layout, *out_layout = NULL;
   gboolean in_place_in, in_place_out = FALSE;
@@ -467,8 +653,10 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
   if (!priv->stream) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No CUDA stream."),
-        ("the stream could not be created for the current context"));
+    /* (create_stream has said why) */
+    if (!priv->stream_failed)
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No CUDA stream."),
+          ("the element has no stream for its context"));
     return GST_FLOW_ERROR;
   }
   if (!gst_cuda_context_push (priv->context)) {
@@ -478,14 +666,15 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   }
   GST_LOG_OBJECT (self, "frame %" GST_PTR_FORMAT, inbuf);
 
-  /* input: in place when it is CUDA memory of our context */
-  in_place_in = buffer_cuda_memory (self, inbuf) != NULL;
+  /* input: in place when it is CUDA memory of our context, with rows
+   * top-down */
+  in_place_in = buffer_cuda_memory (self, inbuf) != NULL &&
+      !needs_whole_map (inbuf, in_layout);
   if (in_place_in) {
     in_mapped = map_cuda_frame (&in_frame, &priv->in_info, in_layout, inbuf,
         GST_MAP_READ, &in_dev);
   } else {
-    in_mapped = gst_video_frame_map (&in_frame, (GstVideoInfo *) in_layout,
-        inbuf, GST_MAP_READ);
+    in_mapped = host_frame_map (&in_host, inbuf, in_layout, GST_MAP_READ);
   }
   if (!in_mapped) {
     fail = FAIL_MAP_IN;
@@ -505,10 +694,7 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
       goto cuda_failed;
     step = "uploading the frame";
     for (p = 0; p < priv->upload.n_planes; p++) {
-      res = copy_plane_async (&priv->in_info, p, CU_MEMORYTYPE_HOST,
-          GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p),
-          GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p), CU_MEMORYTYPE_DEVICE,
-          (void *) (guintptr) priv->upload.plane[p], priv->upload.pitch[p],
+      res = upload_plane (&priv->in_info, &in_host, p, &priv->upload,
           priv->stream);
       if (res != CUDA_SUCCESS)
         goto cuda_failed;
@@ -520,18 +706,27 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   /* output: in place when it is CUDA memory of our context */
   if (outbuf) {
     out_layout = buffer_layout (outbuf, &priv->out_info);
-    in_place_out = out_layout && buffer_cuda_memory (self, outbuf) != NULL;
-    if (!out_layout)
-      out_mapped = FALSE;
-    else if (in_place_out)
+    if (!out_layout || !buffer_holds_frame (outbuf, out_layout, &needed)) {
+      fail = FAIL_OUT_LAYOUT;
+      goto done;
+    }
+    in_place_out = buffer_cuda_memory (self, outbuf) != NULL &&
+        !needs_whole_map (outbuf, out_layout);
+    if (in_place_out)
       out_mapped = map_cuda_frame (&out_frame, &priv->out_info, out_layout,
           outbuf, GST_MAP_WRITE, &out_dev);
     else
-      out_mapped = gst_video_frame_map (&out_frame, (GstVideoInfo *)
-          out_layout, outbuf, GST_MAP_WRITE);
+      out_mapped = host_frame_map (&out_host, outbuf, out_layout,
+          GST_MAP_WRITE);
     if (!out_mapped) {
       fail = FAIL_MAP_OUT;
       goto done;
+    }
+    for (p = 0; !in_place_out && p < GST_VIDEO_INFO_N_PLANES (out_layout); p++) {
+      if (out_host.stride[p] < 0) {
+        fail = FAIL_OUT_LAYOUT;
+        goto done;
+      }
     }
 #ifdef HAVE_GST_CUDA_STREAM
     /* (memory of a pool whose stream is not ours: its last users' work) */
@@ -563,8 +758,8 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
     for (p = 0; p < priv->download.n_planes; p++) {
       res = copy_plane_async (&priv->out_info, p, CU_MEMORYTYPE_DEVICE,
           (void *) (guintptr) priv->download.plane[p], priv->download.pitch[p],
-          CU_MEMORYTYPE_HOST, GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
-          GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p), priv->stream);
+          CU_MEMORYTYPE_HOST, out_host.data[p], out_host.stride[p],
+          priv->stream);
       if (res != CUDA_SUCCESS)
         goto cuda_failed;
     }
@@ -624,15 +819,19 @@ done:
     CuStreamSynchronize (priv->stream);
 
 unmap:
-  if (out_mapped)
+  if (out_mapped && in_place_out)
     gst_video_frame_unmap (&out_frame);
+  else if (out_mapped)
+    host_frame_unmap (&out_host, outbuf);
 #ifdef HAVE_GST_CUDA_STREAM
   if (out_need_sync)
     GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (outbuf, 0),
         GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
 #endif
-  if (in_mapped)
+  if (in_mapped && in_place_in)
     gst_video_frame_unmap (&in_frame);
+  else if (in_mapped)
+    host_frame_unmap (&in_host, inbuf);
   gst_cuda_context_pop (NULL);
 
   switch (fail) {
@@ -645,6 +844,12 @@ unmap:
     case FAIL_MAP_OUT:
       GST_ELEMENT_ERROR (self, STREAM, FAILED,
           ("Could not map the output frame."), ("%" GST_PTR_FORMAT, outbuf));
+      break;
+    case FAIL_OUT_LAYOUT:
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("The output buffer does not hold a top-down frame of the caps."),
+          ("%" GST_PTR_FORMAT " from downstream's pool: too small, of "
+              "another layout, or with negative strides", outbuf));
       break;
     case FAIL_CUDA:
       GST_ELEMENT_ERROR (self, STREAM, FAILED,
@@ -674,8 +879,7 @@ static void
 release_gpu_resources (GstCudaFiltersBase * self)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
-
-  gboolean pushed;
+  gboolean pushed, can_free;
 
   if (!priv->context)
     return;
@@ -683,17 +887,28 @@ release_gpu_resources (GstCudaFiltersBase * self)
   gst_cuda_filters_held_frames_wait_empty (priv->held);
 #endif
   pushed = gst_cuda_context_push (priv->context);
-  if (pushed && GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release)
-    GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release (self);
-  staging_free (&priv->upload, pushed);
-  staging_free (&priv->download, pushed);
-  if (pushed && priv->scratch)
+  /* The stream's work is done before the memory it uses is freed.  If that
+   * cannot be known, the memory is forgotten instead (leaked): freeing it
+   * under work that may still run is the greater harm. */
+  can_free = pushed;
+  if (pushed && priv->stream) {
+    CUresult res = CuStreamSynchronize (priv->stream);
+
+    if (res != CUDA_SUCCESS) {
+      GST_ERROR_OBJECT (self, "waiting for the stream failed (%s): its "
+          "device memory is left allocated", cu_error_name (res));
+      can_free = FALSE;
+    }
+  }
+  if (GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release)
+    GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release (self, can_free);
+  staging_free (&priv->upload, can_free);
+  staging_free (&priv->download, can_free);
+  if (can_free && priv->scratch)
     gst_cuda_result (CuMemFree (priv->scratch));
   priv->scratch = 0;
   priv->scratch_size = 0;
 #ifdef HAVE_GST_CUDA_STREAM
-  if (pushed && priv->stream)
-    gst_cuda_result (CuStreamSynchronize (priv->stream));
   /* (without the context they cannot be destroyed: forgotten, leaked) */
   if (pushed)
     cf_event_destroy (priv->order_event);
@@ -720,22 +935,30 @@ static gboolean
 create_stream (GstCudaFiltersBase * self)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
-  CfError err = CF_ERROR_MEMORY_ALLOCATION;
+  const gchar *why = NULL;
+  CfError err;
 
   priv->own_stream = gst_cuda_stream_new (priv->context);
-  if (priv->own_stream && gst_cuda_context_push (priv->context)) {
+  if (!priv->own_stream) {
+    why = "gst_cuda_stream_new failed";
+  } else if (!gst_cuda_context_push (priv->context)) {
+    why = "the CUDA context could not be made current";
+  } else {
     err = cf_event_create (&priv->order_event);
     if (err == 0)
       err = gst_cuda_filters_held_frames_prepare (priv->held, priv->context);
     gst_cuda_context_pop (NULL);
+    if (err != 0)
+      why = cf_error_name (err);
   }
-  if (!priv->own_stream || err != 0) {
+  if (why) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not create a CUDA stream: %s.", priv->own_stream ?
-            cf_error_name (err) : "gst_cuda_stream_new failed"), (NULL));
+        ("Could not create a CUDA stream: %s.", why), (NULL));
     release_gpu_resources (self);
+    priv->stream_failed = TRUE;
     return FALSE;
   }
+  priv->stream_failed = FALSE;
   priv->work_stream = gst_cuda_stream_ref (priv->own_stream);
   priv->stream = gst_cuda_stream_get_handle (priv->work_stream);
   return TRUE;
@@ -745,16 +968,22 @@ static gboolean
 create_stream (GstCudaFiltersBase * self)
 {
   GstCudaFiltersBasePrivate *priv = PRIV (self);
-  CUresult res = CUDA_ERROR_INVALID_CONTEXT;
+  const gchar *why = NULL;
+  CUresult res;
 
-  if (gst_cuda_context_push (priv->context)) {
+  if (!gst_cuda_context_push (priv->context)) {
+    why = "the CUDA context could not be made current";
+  } else {
     res = CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT);
     gst_cuda_context_pop (NULL);
+    if (res != CUDA_SUCCESS)
+      why = cu_error_name (res);
   }
-  if (res != CUDA_SUCCESS) {
+  priv->stream_failed = why != NULL;
+  if (why) {
     priv->stream = NULL;
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not create a CUDA stream: %s.", cu_error_name (res)), (NULL));
+        ("Could not create a CUDA stream: %s.", why), (NULL));
     return FALSE;
   }
   return TRUE;
@@ -802,6 +1031,10 @@ gst_cuda_filters_base_start (GstBaseTransform * trans)
     return FALSE;
   }
 
+  /* The one write of priv->context outside the object lock: the context
+   * query in there answers through set_context() into this very field,
+   * which the function then reads.  Other threads read it under the lock
+   * (query, set_context): they see NULL or the new context. */
   if (!gst_cuda_ensure_element_context (GST_ELEMENT_CAST (self), device_id,
           &priv->context)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -811,7 +1044,18 @@ gst_cuda_filters_base_start (GstBaseTransform * trans)
 
   gst_cuda_memory_init_once ();
 
-  return create_stream (self);
+  if (!create_stream (self)) {
+    /* stop() is not called after a failed start() */
+    GstCudaContext *old;
+
+    GST_OBJECT_LOCK (self);
+    old = priv->context;
+    priv->context = NULL;
+    GST_OBJECT_UNLOCK (self);
+    gst_clear_object (&old);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -903,10 +1147,31 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!priv->context)
     return FALSE;
 
+  /* buffer pools count a buffer's size in a guint (GstVideoInfo itself
+   * refuses some such sizes) */
+  if (caps_frame_bytes (incaps) > G_MAXUINT ||
+      caps_frame_bytes (outcaps) > G_MAXUINT) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Frames of 4 GiB or more are not supported."),
+        ("%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
   if (!gst_video_info_from_caps (&in_info, incaps) ||
       !gst_video_info_from_caps (&out_info, outcaps)) {
-    GST_ERROR_OBJECT (self, "caps are not video: %" GST_PTR_FORMAT " -> %"
-        GST_PTR_FORMAT, incaps, outcaps);
+    /* (caps that passed our templates) */
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The caps do not describe a video frame the element can use."),
+        ("%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_SIZE (&in_info) > G_MAXUINT ||
+      GST_VIDEO_INFO_SIZE (&out_info) > G_MAXUINT) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Frames of 4 GiB or more are not supported."),
+        ("a %dx%d %s frame is %" G_GSIZE_FORMAT " bytes",
+            GST_VIDEO_INFO_WIDTH (&in_info), GST_VIDEO_INFO_HEIGHT (&in_info),
+            GST_VIDEO_INFO_NAME (&in_info), MAX (GST_VIDEO_INFO_SIZE (&in_info),
+                GST_VIDEO_INFO_SIZE (&out_info))));
     return FALSE;
   }
 
@@ -930,7 +1195,7 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   if (klass->release)
-    klass->release (self);
+    klass->release (self, TRUE);
   staging_free (&priv->upload, TRUE);
   staging_free (&priv->download, TRUE);
   gst_cuda_context_pop (NULL);

@@ -55,7 +55,11 @@ typedef struct
  *   error.
  * @release: optional: the element is about to free its stream and device
  *   memory (stop, caps or context change); no work of the subclass may
- *   still be in flight when it returns.  Called with the context current.
+ *   still be in flight when it returns.  With @can_free, the context is
+ *   current and the stream's work done: free device memory and events.
+ *   Without (the context could not be made current, or the wait for the
+ *   stream failed), forget them instead (leak): a later context must never
+ *   see them.
  * @analysis: TRUE for analysis elements (in-place passthrough: same caps on
  *   both pads, frames never modified or copied back); set it with
  *   gst_cuda_filters_base_class_set_analysis().
@@ -76,7 +80,7 @@ struct _GstCudaFiltersBaseClass
       CfStream stream);
   CfError (*finish) (GstCudaFiltersBase * self, GstBuffer * inbuf,
       CfStream stream);
-  void (*release) (GstCudaFiltersBase * self);
+  void (*release) (GstCudaFiltersBase * self, gboolean can_free);
 
   gboolean analysis;
   guint held_frames;

@@ -191,6 +191,17 @@ GST_START_TEST (test_blur_properties_and_caps)
   gst_util_set_object_arg (G_OBJECT (e), "border", "reflect-101");
   g_object_get (e, "border", &border, NULL);
   fail_unless_equals_int (border, CF_BORDER_REFLECT_101);
+  /* -1 is "same as sigma"; another negative sigma-y is no sigma: taken as
+   * -1 (with a warning), never kept as a value that means something else */
+  g_object_set (e, "sigma-y", 2.5, NULL);
+  g_object_get (e, "sigma-y", &sigma_y, NULL);
+  fail_unless (sigma_y == 2.5);
+  g_object_set (e, "sigma-y", -0.5, NULL);
+  g_object_get (e, "sigma-y", &sigma_y, NULL);
+  fail_unless (sigma_y == -1);
+  g_object_set (e, "sigma-y", 0.0, NULL);
+  g_object_get (e, "sigma-y", &sigma_y, NULL);
+  fail_unless (sigma_y == 0);
   /* sigma 0 in either memory type: the input's caps are the output's */
   gst_object_unref (e);
 
