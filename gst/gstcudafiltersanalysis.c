@@ -26,9 +26,17 @@
  *   %MAX_IN_FLIGHT frames are in flight; the next one waits for a slot;
  * - `interval`, `post-messages` and the message's time fields; at EOS the
  *   partial interval is posted, on flush what is pending is dropped and
- *   no result message of a frame before FLUSH_STOP is posted after it;
+ *   no result message of a frame before FLUSH_STOP is posted after it.
+ *   An interval is posted early, before the frame that would overflow a
+ *   field of its message (`frames` is a G_TYPE_UINT), and sums that can
+ *   pass 64 bits are kept in 128;
  * - `attach-meta`: the frame waits for its own result, which is attached to
  *   it before it is pushed.
+ *
+ * Nothing waits for the GPU without an end: FLUSH_START and the change to
+ * READY end every wait of the streaming thread (GST_FLOW_FLUSHING), and a
+ * frame the GPU has not finished in GPU_TIMEOUT_S (10) seconds is an
+ * element error (GST_FLOW_ERROR).
  */
 
 #ifdef HAVE_CONFIG_H
@@ -54,6 +62,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_filters_analysis_debug);
 #define N_SUMS 4
 /* result slots start at this alignment in the pinned block */
 #define SLOT_ALIGN 256
+/* Seconds the GPU may take over one frame before the element gives up with
+ * an error instead of waiting on.  A frame takes microseconds to a few
+ * milliseconds, and a busy GPU shared with other work or a display a few
+ * hundred; one that has not finished a frame in 10 s has stopped answering
+ * (a hung kernel, a device lost or being reset). */
+#define GPU_TIMEOUT_S 10
 
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_INTERVAL 0
@@ -88,6 +102,13 @@ typedef struct
   GstCudaContext *context;
   GstClockTime pts, duration, stream_time, running_time;
   GstCudaFiltersRegion region;
+  /* under the lock: the worker is done waiting for the GPU (err: how it
+   * went), and, with attach-meta, the streaming thread still reads the
+   * result (the worker keeps the slot until it is done; until then the
+   * streaming thread holds the buffer, and hands it over should it stop
+   * waiting) */
+  gboolean done, reader;
+  CfError err;
 } Pending;
 
 typedef struct
@@ -105,6 +126,8 @@ typedef struct
   Pending *current;
   /* with attach-meta: the frame waiting for its meta in transform_ip() */
   Pending *meta_frame;
+  /* the slot transform_ip() took for process(), or -1 */
+  gint reserved;
 
   /* Held by the worker from checking a frame's generation until its
    * messages are posted, and by FLUSH_STOP to bump the generation: once
@@ -126,6 +149,13 @@ typedef struct
   guint generation;             /* bumped on flush: results dropped */
   CfError error;                /* a failure seen by the worker */
   gboolean error_posted;        /* its element error is on the bus */
+  /* FLUSH_START to FLUSH_STOP, and from PAUSED_TO_READY on: the streaming
+   * thread's waits end with GST_FLOW_FLUSHING */
+  gboolean flushing;
+  /* when the worker began waiting for the GPU (monotonic, us), 0 when it
+   * does not wait; and whether that took longer than GPU_TIMEOUT_S */
+  gint64 gpu_wait_start;
+  gboolean timed_out;
 
   /* result slots: pinned host memory, where the kernels' sums are copied
    * to */
@@ -143,9 +173,10 @@ typedef struct
   CfEvent copied[N_SUMS];       /* its copy to the host is done */
   gboolean sums_unknown;        /* a frame failed half-way: zero them again */
 
-  /* the interval being summed */
+  /* the interval being summed: frames stays under G_MAXUINT (the message's
+   * type) and pixels under 2^64 (add_frame() posts the interval first) */
   gpointer total;
-  guint frames;
+  guint64 frames;
   guint64 pixels;
   GstClockTime start_pts, start_stream_time, start_running_time, end;
   GstCudaFiltersRegion region;
@@ -277,27 +308,50 @@ take_interval_message (GstCudaFiltersAnalysis * self)
         priv->end - priv->start_pts : GST_CLOCK_TIME_NONE;
     GstStructure *s = gst_structure_new_empty (klass->message_name);
 
+    /* (add_frame() keeps frames within a guint) */
     set_common_fields (s, priv->start_pts, priv->start_stream_time,
-        priv->start_running_time, duration, priv->frames, priv->pixels,
+        priv->start_running_time, duration, (guint) priv->frames,
+        priv->pixels, &priv->region);
+    klass->fill_structure (self, s, priv->total, (guint) priv->frames,
         &priv->region);
-    klass->fill_structure (self, s, priv->total, priv->frames, &priv->region);
     msg = gst_message_new_element (GST_OBJECT (self), s);
   }
   reset_interval (priv);
   return msg;
 }
 
+/**
+ * gst_cuda_filters_analysis_interval_fits:
+ * @frames: frames in the interval so far
+ * @pixels: their pixels
+ * @frame_pixels: the next frame's
+ *
+ * Whether the next frame can join the interval with the message's
+ * `frames` (a G_TYPE_UINT) and `pixels` (a G_TYPE_UINT64) still exact.
+ * Each frame has at most G_MAXUINT pixels (its caps are refused from 4 GiB
+ * on), so `pixels` would not overflow before `frames` does.  Checked all
+ * the same: the elements' sums are bounded by it (a histogram's counts of a
+ * channel are its samples, at most the pixels).
+ */
+gboolean
+gst_cuda_filters_analysis_interval_fits (guint64 frames, guint64 pixels,
+    guint64 frame_pixels)
+{
+  return frames < G_MAXUINT && frame_pixels <= G_MAXUINT64 - pixels;
+}
+
 /* Adds a finished frame to the interval; returns the message when that
  * ends the interval.  A frame that starts before the interval does (a
- * timestamp gone back without a flush) first ends the interval summed so
- * far, whose message goes to @closed, and starts the next.  Called with
- * the lock. */
+ * timestamp gone back without a flush), or that would overflow a field of
+ * the message, first ends the interval summed so far, whose message goes
+ * to @closed, and starts the next.  Called with the lock. */
 static GstMessage *
 add_frame (GstCudaFiltersAnalysis * self, Pending * p, GstMessage ** closed)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
   GstCudaFiltersAnalysisClass *klass =
       GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  gconstpointer result = slot_data (priv, p->slot);
   guint64 interval;
 
   *closed = NULL;
@@ -307,14 +361,20 @@ add_frame (GstCudaFiltersAnalysis * self, Pending * p, GstMessage ** closed)
         "interval's start %" GST_TIME_FORMAT ": the interval ends",
         GST_TIME_ARGS (p->pts), GST_TIME_ARGS (priv->start_pts));
     *closed = take_interval_message (self);
+  } else if (priv->frames > 0 &&
+      (!gst_cuda_filters_analysis_interval_fits (priv->frames, priv->pixels,
+              p->region.pixels) || (klass->fits
+              && !klass->fits (self, priv->total, result)))) {
+    GST_INFO_OBJECT (self, "the interval is full after %" G_GUINT64_FORMAT
+        " frames: posted early", priv->frames);
+    *closed = take_interval_message (self);
   }
   if (priv->frames == 0) {
     priv->start_pts = p->pts;
     priv->start_stream_time = p->stream_time;
     priv->start_running_time = p->running_time;
   }
-  klass->accumulate (self, priv->total, slot_data (priv, p->slot),
-      priv->frames);
+  klass->accumulate (self, priv->total, result, (guint) priv->frames);
   priv->frames++;
   priv->pixels += p->region.pixels;
   priv->region = p->region;
@@ -343,16 +403,22 @@ pending_free (Pending * p)
   g_free (p);
 }
 
+static void
+release_slot (GstCudaFiltersAnalysisPrivate * priv, guint slot)
+{
+  g_mutex_lock (&priv->lock);
+  priv->slot_busy[slot] = FALSE;
+  g_cond_broadcast (&priv->cond);
+  g_mutex_unlock (&priv->lock);
+}
+
 /* A frame that will not reach the worker: its slot is free again. */
 static void
 drop_frame (GstCudaFiltersAnalysisPrivate * priv, Pending * p)
 {
   if (!p)
     return;
-  g_mutex_lock (&priv->lock);
-  priv->slot_busy[p->slot] = FALSE;
-  g_cond_broadcast (&priv->cond);
-  g_mutex_unlock (&priv->lock);
+  release_slot (priv, p->slot);
   pending_free (p);
 }
 
@@ -366,6 +432,38 @@ wait_for_gpu (GstCudaFiltersAnalysisPrivate * priv, Pending * p)
     gst_cuda_context_pop (NULL);
   }
   return err;
+}
+
+/* One wait of a thread that waits for the worker, with the lock held:
+ * GST_FLOW_OK when woken (the caller checks what it waits for again),
+ * GST_FLOW_FLUSHING when flushing and @interruptible, GST_FLOW_ERROR once
+ * the worker has waited GPU_TIMEOUT_S for one frame (or did before).  The
+ * worker itself waits in cuEventSynchronize, which has no timeout and
+ * cannot be woken: it is the streaming thread's waits that end. */
+static GstFlowReturn
+wait_for_worker (GstCudaFiltersAnalysisPrivate * priv, gboolean interruptible)
+{
+  const gint64 timeout = GPU_TIMEOUT_S * G_TIME_SPAN_SECOND;
+  gint64 now, deadline;
+
+  if (interruptible && priv->flushing)
+    return GST_FLOW_FLUSHING;
+  if (priv->timed_out)
+    return GST_FLOW_ERROR;
+  now = g_get_monotonic_time ();
+  if (priv->gpu_wait_start > 0) {
+    deadline = priv->gpu_wait_start + timeout;
+    if (now >= deadline) {
+      priv->timed_out = TRUE;
+      return GST_FLOW_ERROR;
+    }
+  } else {
+    /* the worker is not waiting for the GPU (it posts, or is about to
+     * wait): look again in a second (it does not wake us when it starts) */
+    deadline = now + G_TIME_SPAN_SECOND;
+  }
+  g_cond_wait_until (&priv->cond, &priv->lock, deadline);
+  return GST_FLOW_OK;
 }
 
 /* Posts the element error of a frame whose results failed, once, from
@@ -389,6 +487,45 @@ post_results_error (GstCudaFiltersAnalysis * self, CfError err)
   }
 }
 
+/* The error of a GPU that stopped answering (wait_for_worker()), once. */
+static void
+post_timeout_error (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  gboolean first;
+  guint queued;
+
+  g_mutex_lock (&priv->lock);
+  priv->timed_out = TRUE;
+  first = !priv->error_posted;
+  priv->error_posted = TRUE;
+  queued = g_queue_get_length (&priv->queue);
+  g_mutex_unlock (&priv->lock);
+  if (first) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The GPU did not finish a frame within %d seconds.", GPU_TIMEOUT_S),
+        ("%u frame(s) in flight; a hung kernel or a lost device?  Their "
+            "results are dropped.", queued));
+  }
+}
+
+/* The error that ends every later frame, posted (once), or GST_FLOW_OK.
+ * Called with the lock; returns without it. */
+static GstFlowReturn
+unlock_and_check_error (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  CfError err = priv->error;
+  gboolean timed_out = priv->timed_out;
+
+  g_mutex_unlock (&priv->lock);
+  if (err != 0)
+    post_results_error (self, err);
+  else if (timed_out)
+    post_timeout_error (self);
+  return err != 0 || timed_out ? GST_FLOW_ERROR : GST_FLOW_OK;
+}
+
 /* The worker: waits for the oldest frame's result, sums it, posts what is
  * due, and only then lets the frame go, so that an empty queue means every
  * message is out. */
@@ -409,9 +546,17 @@ worker_loop (gpointer data)
     if (g_queue_is_empty (&priv->queue))
       break;
     p = g_queue_peek_head (&priv->queue);
+    priv->gpu_wait_start = g_get_monotonic_time ();
     g_mutex_unlock (&priv->lock);
 
     err = wait_for_gpu (priv, p);
+
+    g_mutex_lock (&priv->lock);
+    priv->gpu_wait_start = 0;
+    p->done = TRUE;
+    p->err = err;
+    g_cond_broadcast (&priv->cond);     /* a frame waiting for its meta */
+    g_mutex_unlock (&priv->lock);
 
     g_rec_mutex_lock (&priv->post_lock);
     g_mutex_lock (&priv->lock);
@@ -420,7 +565,8 @@ worker_loop (gpointer data)
           cf_error_name (err));
       if (priv->error == 0)
         priv->error = failed = err;
-    } else if (p->generation == priv->generation && priv->error == 0) {
+    } else if (p->generation == priv->generation && !priv->flushing &&
+        priv->error == 0 && !priv->timed_out) {
       msg = add_frame (self, p, &closed);
     }
     g_mutex_unlock (&priv->lock);
@@ -441,6 +587,10 @@ worker_loop (gpointer data)
       post_results_error (self, failed);
 
     g_mutex_lock (&priv->lock);
+    /* (the streaming thread reads the slot for a meta, under the lock and
+     * without waiting for anything: not for long) */
+    while (p->reader)
+      g_cond_wait (&priv->cond, &priv->lock);
     g_queue_pop_head (&priv->queue);
     priv->slot_busy[p->slot] = FALSE;
     g_cond_broadcast (&priv->cond);
@@ -452,16 +602,41 @@ worker_loop (gpointer data)
   return NULL;
 }
 
-/* Waits until every queued frame is done and its messages are posted. */
-static void
-drain (GstCudaFiltersAnalysis * self)
+/* Waits until every queued frame is done and its messages are posted.
+ *
+ * @interruptible (EOS, new caps): a flush or the change to READY ends the
+ * wait with GST_FLOW_FLUSHING, and a GPU that takes GPU_TIMEOUT_S over a
+ * frame with GST_FLOW_ERROR (the caller posts the error).
+ *
+ * Otherwise (release(): the slots the GPU copies into are about to be
+ * freed, and freeing them under it could crash) it waits for every frame
+ * whatever happens; a GPU past the timeout is reported while it waits on. */
+static GstFlowReturn
+drain (GstCudaFiltersAnalysis * self, gboolean interruptible)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean late = FALSE;
 
   g_mutex_lock (&priv->lock);
-  while (priv->worker && !g_queue_is_empty (&priv->queue))
-    g_cond_wait (&priv->cond, &priv->lock);
+  while (priv->worker && !g_queue_is_empty (&priv->queue)) {
+    if (late) {
+      g_cond_wait (&priv->cond, &priv->lock);
+      continue;
+    }
+    ret = wait_for_worker (priv, interruptible);
+    if (ret == GST_FLOW_OK)
+      continue;
+    if (interruptible)
+      break;
+    late = TRUE;
+    ret = GST_FLOW_OK;
+    g_mutex_unlock (&priv->lock);
+    post_timeout_error (self);
+    g_mutex_lock (&priv->lock);
+  }
   g_mutex_unlock (&priv->lock);
+  return ret;
 }
 
 /* Results of frames in flight are no longer wanted (flush, stop).  Waits
@@ -479,53 +654,84 @@ drop_pending (GstCudaFiltersAnalysis * self)
   g_rec_mutex_unlock (&priv->post_lock);
 }
 
-/* Posts the partial interval, after every frame in flight is in it. */
+/* FLUSH_START (from any thread) or the change to READY: the streaming
+ * thread's waits end, and the results of the frames in flight are
+ * dropped.  post_lock is not taken: a message being posted goes out before
+ * FLUSH_STOP, which does wait for it. */
 static void
+start_flushing (GstCudaFiltersAnalysis * self, gboolean drop)
+{
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->flushing = TRUE;
+  if (drop) {
+    priv->generation++;
+    reset_interval (priv);
+  }
+  g_cond_broadcast (&priv->cond);
+  g_mutex_unlock (&priv->lock);
+}
+
+/* Posts the partial interval, after every frame in flight is in it;
+ * returns how the wait ended (drain()). */
+static GstFlowReturn
 post_partial_interval (GstCudaFiltersAnalysis * self)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-  GstMessage *msg;
+  GstMessage *msg = NULL;
+  GstFlowReturn ret;
 
-  drain (self);
+  ret = drain (self, TRUE);
   g_mutex_lock (&priv->lock);
-  msg = priv->error == 0 ? take_interval_message (self) : NULL;
+  if (ret == GST_FLOW_OK && !priv->flushing && priv->error == 0 &&
+      !priv->timed_out)
+    msg = take_interval_message (self);
   g_mutex_unlock (&priv->lock);
   if (msg)
     gst_element_post_message (GST_ELEMENT (self), msg);
+  return ret;
 }
 
 /* ---- GstCudaFiltersBase vfuncs ------------------------------------------ */
 
-/* Called with the context current, nothing in flight. */
+/* With @can_free: called with the context current, nothing in flight.
+ * Without, everything is forgotten, not freed (see release in
+ * gstcudafiltersbase.h). */
 static void
-free_slots (GstCudaFiltersAnalysisPrivate * priv)
+free_slots (GstCudaFiltersAnalysisPrivate * priv, gboolean can_free)
 {
   guint i;
 
   /* (nothing should be in flight; a failed frame's copy may be) */
-  if (priv->copy_stream)
+  if (can_free && priv->copy_stream)
     gst_cuda_result (CuStreamSynchronize (priv->copy_stream));
   for (i = 0; i < MAX_IN_FLIGHT; i++) {
-    cf_event_destroy (priv->events[i]);
+    if (can_free)
+      cf_event_destroy (priv->events[i]);
     priv->events[i] = NULL;
   }
   for (i = 0; i < N_SUMS; i++) {
-    cf_event_destroy (priv->added[i]);
-    cf_event_destroy (priv->copied[i]);
+    if (can_free) {
+      cf_event_destroy (priv->added[i]);
+      cf_event_destroy (priv->copied[i]);
+    }
     priv->added[i] = priv->copied[i] = NULL;
   }
-  if (priv->slots)
+  if (can_free && priv->slots)
     gst_cuda_result (CuMemFreeHost (priv->slots));
   priv->slots = NULL;
-  if (priv->sums)
+  if (can_free && priv->sums)
     gst_cuda_result (CuMemFree (priv->sums));
   priv->sums = 0;
   priv->sums_next = 0;
   priv->sums_unknown = FALSE;
-  if (priv->copy_stream)
+  if (can_free && priv->copy_stream)
     gst_cuda_result (CuStreamDestroy (priv->copy_stream));
   priv->copy_stream = NULL;
+  g_mutex_lock (&priv->lock);
   memset (priv->slot_busy, 0, sizeof (priv->slot_busy));
+  g_mutex_unlock (&priv->lock);
 }
 
 /* The device buffers of analyse(), zeroed on @stream, their events and
@@ -581,7 +787,7 @@ ensure_slots (GstCudaFiltersAnalysis * self, CfStream stream)
   if (err == 0)
     err = ensure_sums (priv, stream);
   if (err != 0)
-    free_slots (priv);          /* all or nothing: the next frame retries */
+    free_slots (priv, TRUE);    /* all or nothing: the next frame retries */
   return err;
 }
 
@@ -640,29 +846,41 @@ analyse_on_device (GstCudaFiltersAnalysis * self, Pending * p, CfStream stream)
   return err;
 }
 
-/* A free slot, waiting for the oldest frame in flight if there is none. */
-static gint
-acquire_slot (GstCudaFiltersAnalysis * self, CfError * error)
+/* Takes a free slot for the frame transform_ip() is about to process,
+ * waiting for the oldest frame in flight if there is none.  Taken here,
+ * before the base class runs the frame, so that a wait can end in
+ * GST_FLOW_FLUSHING (a flush, the change to READY) or in an error of its
+ * own (a GPU that stopped answering) rather than in a CUDA error. */
+static GstFlowReturn
+reserve_slot (GstCudaFiltersAnalysis * self)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-  gint slot = -1;
+  GstFlowReturn ret;
   guint i;
 
   g_mutex_lock (&priv->lock);
-  while (priv->error == 0) {
-    for (i = 0; i < MAX_IN_FLIGHT && slot < 0; i++) {
-      if (!priv->slot_busy[i])
-        slot = i;
-    }
-    if (slot >= 0)
+  for (;;) {
+    if (priv->error != 0 || priv->timed_out)
+      return unlock_and_check_error (self);
+    if (priv->flushing) {
+      ret = GST_FLOW_FLUSHING;
       break;
-    g_cond_wait (&priv->cond, &priv->lock);
+    }
+    for (i = 0; i < MAX_IN_FLIGHT && priv->slot_busy[i]; i++);
+    if (i < MAX_IN_FLIGHT) {
+      priv->slot_busy[i] = TRUE;
+      priv->reserved = (gint) i;
+      ret = GST_FLOW_OK;
+      break;
+    }
+    ret = wait_for_worker (priv, TRUE);
+    if (ret == GST_FLOW_ERROR)
+      return unlock_and_check_error (self);
+    if (ret != GST_FLOW_OK)
+      break;
   }
-  if (slot >= 0)
-    priv->slot_busy[slot] = TRUE;
-  *error = priv->error;
   g_mutex_unlock (&priv->lock);
-  return slot;
+  return ret;
 }
 
 static CfError
@@ -677,11 +895,13 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
   CfError err;
   gint slot;
 
+  /* (transform_ip() took a slot; the base class calls this from there
+   * only) */
+  g_return_val_if_fail (priv->reserved >= 0, CF_ERROR_MEMORY_ALLOCATION);
   if ((err = ensure_slots (self, stream)) != 0)
     return err;
-  slot = acquire_slot (self, &err);
-  if (slot < 0)
-    return err;
+  slot = priv->reserved;
+  priv->reserved = -1;
 
   p = g_new0 (Pending, 1);
   p->slot = slot;
@@ -724,8 +944,10 @@ enqueue (GstCudaFiltersAnalysis * self, Pending * p)
   g_mutex_unlock (&priv->lock);
 }
 
-/* After process(): the frame's work is enqueued.  It goes to the worker
- * holding the buffer, or, for a meta, waits in transform_ip(). */
+/* After process(): the frame's work is enqueued.  It goes to the worker,
+ * which holds the buffer until the GPU has read it; with attach-meta the
+ * streaming thread holds it while it waits in transform_ip() for the
+ * worker to see the result, and reads it there. */
 static CfError
 gst_cuda_filters_analysis_finish (GstCudaFiltersBase * base,
     GstBuffer * inbuf, CfStream stream)
@@ -742,25 +964,26 @@ gst_cuda_filters_analysis_finish (GstCudaFiltersBase * base,
   attach_meta = priv->attach_meta;
   GST_OBJECT_UNLOCK (self);
   if (attach_meta) {
+    p->reader = TRUE;
     priv->meta_frame = p;
-    return 0;
+  } else {
+    p->buffer = gst_buffer_ref (inbuf);
   }
-  p->buffer = gst_buffer_ref (inbuf);
   enqueue (self, p);
   return 0;
 }
 
 static void
-gst_cuda_filters_analysis_release (GstCudaFiltersBase * base)
+gst_cuda_filters_analysis_release (GstCudaFiltersBase * base, gboolean can_free)
 {
   GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (base);
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
 
-  drain (self);
+  drain (self, FALSE);
+  /* (a frame that process() took but finish() never saw) */
   drop_frame (priv, priv->current);
-  drop_frame (priv, priv->meta_frame);
-  priv->current = priv->meta_frame = NULL;
-  free_slots (priv);
+  priv->current = NULL;
+  free_slots (priv, can_free);
 }
 
 static gboolean
@@ -773,8 +996,10 @@ gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
       GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
   gsize total_size = klass->total_size (self, in_info);
 
-  /* what was summed under the old caps is posted as it is */
-  post_partial_interval (self);
+  /* what was summed under the old caps is posted as it is (unless a flush
+   * drops it; a GPU that stopped answering fails the next frame) */
+  if (post_partial_interval (self) == GST_FLOW_ERROR)
+    post_timeout_error (self);
 
   g_mutex_lock (&priv->lock);
   priv->info = *in_info;
@@ -810,61 +1035,95 @@ gst_cuda_filters_analysis_prepare_output_buffer (GstBaseTransform * trans,
   return GST_FLOW_OK;
 }
 
+/* attach-meta: waits for the worker to have @p's result (@p is queued) and
+ * attaches it to @buf.  A wait that ends early (flush, READY, timeout)
+ * hands the worker a reference to @buf, which it holds until the GPU has
+ * read the frame. */
 static GstFlowReturn
-gst_cuda_filters_analysis_transform_ip (GstBaseTransform * trans,
-    GstBuffer * buf)
+attach_result_meta (GstCudaFiltersAnalysis * self, GstBuffer * buf, Pending * p)
 {
-  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (trans);
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
   GstCudaFiltersAnalysisClass *klass =
       GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
-  GstFlowReturn ret;
-  Pending *p;
-  CfError err = 0;
+  gboolean writable = gst_buffer_is_writable (buf);
+  GstFlowReturn ret = GST_FLOW_OK;
+  CfError err;
 
   g_mutex_lock (&priv->lock);
-  err = priv->error;
-  g_mutex_unlock (&priv->lock);
-  if (err != 0) {
-    post_results_error (self, err);
-    return GST_FLOW_ERROR;
-  }
-
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
-  p = priv->meta_frame;
-  priv->meta_frame = NULL;
-  if (ret != GST_FLOW_OK || !p) {
-    drop_frame (priv, p);
+  while (!p->done && (ret = wait_for_worker (priv, TRUE)) == GST_FLOW_OK);
+  if (!p->done) {
+    p->buffer = gst_buffer_ref (buf);
+    p->reader = FALSE;
+    g_cond_broadcast (&priv->cond);
+    g_mutex_unlock (&priv->lock);
+    if (ret == GST_FLOW_ERROR)
+      post_timeout_error (self);
     return ret;
   }
 
-  /* attach-meta: this frame's own result, before the frame goes on */
-  err = wait_for_gpu (priv, p);
-  if (err == 0 && gst_buffer_is_writable (buf)) {
+  err = p->err;
+  if (err == 0 && writable) {
     GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, klass->meta_name);
     GstStructure *s = gst_custom_meta_get_structure (meta);
     gpointer total = g_malloc0 (MAX (priv->total_size, 1));
 
     set_common_fields (s, p->pts, p->stream_time, p->running_time,
         p->duration, 1, p->region.pixels, &p->region);
-    /* the subclass's callbacks run one at a time (the worker's are under
-     * the lock too) */
-    g_mutex_lock (&priv->lock);
+    /* under the lock: the subclass's callbacks run one at a time */
     klass->accumulate (self, total, slot_data (priv, p->slot), 0);
     klass->fill_structure (self, s, total, 1, &p->region);
-    g_mutex_unlock (&priv->lock);
     g_free (total);
-  } else if (err == 0) {
-    GST_WARNING_OBJECT (self, "buffer not writable, no meta attached");
   }
+  /* the worker may let the slot go */
+  p->reader = FALSE;
+  g_cond_broadcast (&priv->cond);
+  g_mutex_unlock (&priv->lock);
+
   if (err != 0) {
-    drop_frame (priv, p);
     post_results_error (self, err);
     return GST_FLOW_ERROR;
   }
-  /* done on the GPU: the worker only sums it and posts */
-  enqueue (self, p);
+  if (!writable)
+    GST_WARNING_OBJECT (self, "buffer not writable, no meta attached");
   return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_filters_analysis_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf)
+{
+  GstCudaFiltersAnalysis *self = GST_CUDA_FILTERS_ANALYSIS (trans);
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstFlowReturn ret;
+  Pending *p;
+
+  ret = reserve_slot (self);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
+
+  /* the slot if process() was not reached, the frame if finish() was not */
+  if (priv->reserved >= 0)
+    release_slot (priv, (guint) priv->reserved);
+  priv->reserved = -1;
+  drop_frame (priv, priv->current);
+  priv->current = NULL;
+
+  p = priv->meta_frame;
+  priv->meta_frame = NULL;
+  if (!p)
+    return ret;
+  if (ret != GST_FLOW_OK) {
+    /* (not after finish(), which is the last step) */
+    g_mutex_lock (&priv->lock);
+    p->buffer = gst_buffer_ref (buf);
+    p->reader = FALSE;
+    g_cond_broadcast (&priv->cond);
+    g_mutex_unlock (&priv->lock);
+    return ret;
+  }
+  return attach_result_meta (self, buf, p);
 }
 
 static gboolean
@@ -875,19 +1134,22 @@ gst_cuda_filters_analysis_sink_event (GstBaseTransform * trans,
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
 
   switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:{
-      CfError err;
-
-      post_partial_interval (self);
-      g_mutex_lock (&priv->lock);
-      err = priv->error;
-      g_mutex_unlock (&priv->lock);
-      if (err != 0)
-        post_results_error (self, err);
+    case GST_EVENT_EOS:
+      /* (a flush ends the wait: nothing to post then) */
+      if (post_partial_interval (self) != GST_FLOW_FLUSHING) {
+        g_mutex_lock (&priv->lock);
+        unlock_and_check_error (self);
+      }
       break;
-    }
+    case GST_EVENT_FLUSH_START:
+      /* (not serialized: the streaming thread may be waiting) */
+      start_flushing (self, TRUE);
+      break;
     case GST_EVENT_FLUSH_STOP:
       drop_pending (self);
+      g_mutex_lock (&priv->lock);
+      priv->flushing = FALSE;
+      g_mutex_unlock (&priv->lock);
       break;
     default:
       break;
@@ -907,6 +1169,9 @@ gst_cuda_filters_analysis_start (GstBaseTransform * trans)
   priv->quit = FALSE;
   priv->error = 0;
   priv->error_posted = FALSE;
+  priv->flushing = FALSE;
+  priv->timed_out = FALSE;
+  priv->gpu_wait_start = 0;
   reset_interval (priv);
   priv->worker = g_thread_new ("cudafilters-results", worker_loop, self);
   g_mutex_unlock (&priv->lock);
@@ -934,6 +1199,20 @@ gst_cuda_filters_analysis_stop (GstBaseTransform * trans)
   if (worker)
     g_thread_join (worker);
   return ret;
+}
+
+/* ---- GstElement vfuncs ------------------------------------------------ */
+
+static GstStateChangeReturn
+gst_cuda_filters_analysis_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  /* Before the pads are deactivated, which waits for the streaming thread
+   * to leave the chain function: it may be waiting for the GPU.  stop()
+   * drops the results. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    start_flushing (GST_CUDA_FILTERS_ANALYSIS (element), FALSE);
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
 /* ---- GObject ---------------------------------------------------------- */
@@ -1026,6 +1305,7 @@ static void
 gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaFiltersBaseClass *base_class = GST_CUDA_FILTERS_BASE_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
@@ -1050,12 +1330,16 @@ gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
    * Stream time a message sums, in nanoseconds: the frames up to the one
    * that ends at least this long after the first began.  0 posts every
    * frame.  Frames without a timestamp, or without a duration or frame
-   * rate, are posted one by one.
+   * rate, are posted one by one.  A message is posted early, before the
+   * frame that would overflow one of its fields: `frames` (a G_TYPE_UINT)
+   * after 4294967295 frames, and a 64-bit sum of the element (cudasum's
+   * `sum`) before it passes 2^64.  The next message goes on from there.
    */
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
           "Stream time summed into one message, in nanoseconds "
-          "(0 = every frame)", 0, G_MAXUINT64, DEFAULT_INTERVAL, flags));
+          "(0 = every frame; posted early before a field would overflow)",
+          0, G_MAXUINT64, DEFAULT_INTERVAL, flags));
   /**
    * GstCudaFiltersAnalysis:attach-meta:
    *
@@ -1104,6 +1388,8 @@ gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
           "Height of the region analysed, in pixels (0 = to the bottom edge)",
           0, G_MAXINT, 0, flags));
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_change_state);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_filters_analysis_stop);
   trans_class->sink_event =
@@ -1139,6 +1425,7 @@ gst_cuda_filters_analysis_init (GstCudaFiltersAnalysis * self)
   g_rec_mutex_init (&priv->post_lock);
   g_cond_init (&priv->cond);
   g_queue_init (&priv->queue);
+  priv->reserved = -1;
   reset_interval (priv);
 }
 
@@ -1218,4 +1505,87 @@ gst_cuda_filters_structure_take_array (GstStructure * s, const gchar * name,
     gst_value_array_append_and_take_value (&array, &v);
   }
   gst_structure_take_value (s, name, &array);
+}
+
+/**
+ * gst_cuda_filters_variance_numerator:
+ * @n: samples
+ * @sum: their sum
+ * @sum_squares: the sum of their squares
+ *
+ * n sum_squares - sum^2, the numerator of the population variance
+ * (variance = numerator / n^2), computed exactly and rounded once to a
+ * double.  With @n and @sum in 64 bits and @sum_squares in 128, the
+ * product takes 192 bits: an interval of 2^57 samples of 0 and 255 already
+ * passes 2^128.  Without a 128-bit integer type (not GCC or Clang) it is
+ * computed in long double, exactly only while the terms fit its mantissa.
+ * A numerator below 0 (impossible for real samples) is 0.
+ */
+gdouble
+gst_cuda_filters_variance_numerator (guint64 n, guint64 sum,
+    const GstCudaFiltersU128 * sum_squares)
+{
+#ifdef __SIZEOF_INT128__
+  typedef unsigned __int128 u128;
+  /* n q as three 64-bit limbs l2 l1 l0: n q.lo + 2^64 n q.hi */
+  u128 low = (u128) n * sum_squares->lo;
+  u128 high = (u128) n * sum_squares->hi;
+  u128 middle = (low >> 64) + (guint64) high;
+  guint64 l0 = (guint64) low, l1 = (guint64) middle;
+  guint64 l2 = (guint64) (high >> 64) + (guint64) (middle >> 64);
+  /* minus s^2, two limbs */
+  u128 ss = (u128) sum * sum;
+  guint64 s0 = (guint64) ss, s1 = (guint64) (ss >> 64);
+  guint64 d0, d1, d2, borrow;
+
+  if (l2 == 0 && (l1 < s1 || (l1 == s1 && l0 <= s0)))
+    return 0.0;
+  d0 = l0 - s0;
+  borrow = l0 < s0;
+  d1 = l1 - s1 - borrow;
+  borrow = l1 < s1 || (l1 == s1 && borrow);
+  d2 = l2 - borrow;
+  /* the top 128 bits first, then the rest: one rounding where it counts */
+  if (d2 == 0)
+    return (gdouble) (((u128) d1 << 64) | d0);
+  return (gdouble) (((u128) d2 << 64) | d1) * 18446744073709551616.0 +
+      (gdouble) d0;
+#else
+  long double q = (long double) sum_squares->hi * 18446744073709551616.0L +
+      (long double) sum_squares->lo;
+  long double numerator = (long double) n * q - (long double) sum * sum;
+
+  return numerator > 0 ? (gdouble) numerator : 0.0;
+#endif
+}
+
+/**
+ * gst_cuda_filters_percentile:
+ * @counts: @n_values counts, of the values 0 to @n_values - 1
+ * @n_values: how many
+ * @n: their sum, the number of samples
+ * @p: the percentile, 0 to 100
+ *
+ * Returns: the smallest value v with at least ceil (p n / 100) samples
+ * <= v (at least 1 sample: the 0th percentile is the minimum); 0 without
+ * samples.  The rank is computed without forming p n, which passes 64 bits
+ * from n = 2^64 / 100 on.
+ */
+guint
+gst_cuda_filters_percentile (const guint64 * counts, guint n_values,
+    guint64 n, guint p)
+{
+  guint64 rank = n / 100 * p + (n % 100 * p + 99) / 100, seen = 0;
+  guint v;
+
+  if (n == 0 || n_values == 0)
+    return 0;
+  if (rank == 0)
+    rank = 1;
+  for (v = 0; v < n_values; v++) {
+    seen += counts[v];
+    if (seen >= rank)
+      return v;
+  }
+  return n_values - 1;
 }

@@ -60,9 +60,17 @@ typedef struct
  * @device_offset: where in a result the device sums are copied
  * @accumulate: add one frame's @result (read once the GPU is done) into
  *   @total; @frames is the number of frames already in it (0: initialise).
- *   Called from any thread, one call at a time.
+ *   Called from any thread, one call at a time.  Sums must stay exact for
+ *   any number of frames: what can pass 64 bits is summed in a
+ *   #GstCudaFiltersU128.
  * @fill_structure: add the element's own fields for @total (@frames frames
  *   of @region's channels) to @s.
+ * @fits: optional: whether @result can be added to @total (of one frame or
+ *   more) with every field the message posts still holding its value in
+ *   its type (a G_TYPE_UINT64 sum, say).  When not, the interval is posted
+ *   as it is, early, and @result starts the next one.  This class checks
+ *   its own fields (`frames`, a G_TYPE_UINT, and `pixels`) itself.  Called
+ *   with the same rules as @accumulate.
  *
  * Subclasses hold only their kernels and their results' meaning; this class
  * does the rest: the region of interest, frames in flight while their
@@ -87,7 +95,40 @@ struct _GstCudaFiltersAnalysisClass
       gconstpointer result, guint frames);
   void (*fill_structure) (GstCudaFiltersAnalysis * self, GstStructure * s,
       gconstpointer total, guint frames, const GstCudaFiltersRegion * region);
+  gboolean (*fits) (GstCudaFiltersAnalysis * self, gconstpointer total,
+      gconstpointer result);
 };
+
+/**
+ * GstCudaFiltersU128:
+ * @lo: the low 64 bits
+ * @hi: the high 64 bits
+ *
+ * An unsigned 128-bit sum of 64-bit values, for the totals of an interval
+ * that can pass 64 bits: a 4K frame adds about 5.4e11 to a channel's sum
+ * of squares, which would wrap 64 bits after about 3.4e7 frames (6.5 days
+ * at 60 fps).  Plain C, so that it is exact with any compiler.
+ */
+typedef struct
+{
+  guint64 lo, hi;
+} GstCudaFiltersU128;
+
+static inline void
+gst_cuda_filters_u128_add (GstCudaFiltersU128 * sum, guint64 value)
+{
+  sum->lo += value;
+  sum->hi += sum->lo < value;   /* the carry */
+}
+
+gboolean gst_cuda_filters_analysis_interval_fits (guint64 frames,
+    guint64 pixels, guint64 frame_pixels);
+
+gdouble gst_cuda_filters_variance_numerator (guint64 n, guint64 sum,
+    const GstCudaFiltersU128 * sum_squares);
+
+guint gst_cuda_filters_percentile (const guint64 * counts, guint n_values,
+    guint64 n, guint p);
 
 void gst_cuda_filters_analysis_class_add_pad_templates
     (GstCudaFiltersAnalysisClass * klass);

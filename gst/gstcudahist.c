@@ -40,7 +40,9 @@
  *   chroma sample that covers part of the region.
  *
  * With #GstCudaFiltersAnalysis:interval a message sums the frames of that
- * much stream time; the last, partial interval is posted at EOS.  With
+ * much stream time; the last, partial interval is posted at EOS.  A
+ * message holds at most 4294967295 frames (`frames` is a G_TYPE_UINT): an
+ * interval that long is posted early, and the next goes on.  With
  * #GstCudaFiltersAnalysis:attach-meta each frame also carries its own
  * histogram as a #GstCustomMeta named `GstCudaHistMeta` with the same
  * fields.  See docs/cudahist.md for reading them from C and Python.
@@ -87,8 +89,11 @@ GST_ELEMENT_REGISTER_DEFINE (cudahist, "cudahist", GST_RANK_NONE,
 
 /* A frame's result: the sums cf_hist_planes_add() leaves (copies of 256
  * counts per channel), copied from the device by the base class.  An
- * interval's total: the counts in 64 bits.  Bins are folded only when a
- * message is made, so `bins` may change at any time. */
+ * interval's total: the counts in 64 bits, exact for any interval: a
+ * channel's counts sum to its samples, at most the interval's `pixels`,
+ * which the base class keeps within 64 bits (it posts the interval early
+ * first), so no bin, folded or not, can overflow.  Bins are folded only
+ * when a message is made, so `bins` may change at any time. */
 static gsize
 gst_cuda_hist_total_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)

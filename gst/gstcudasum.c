@@ -60,7 +60,10 @@
  * much stream time: sums and percentiles are over all their samples, min
  * and max over all frames, the profiles are averaged, the crop rectangle
  * is the union of the frames' and `frame-diff` is the largest of the
- * interval (profiles: of its last frames of one region size).  With
+ * interval (profiles: of its last frames of one region size).  Every
+ * value is exact however long the interval: a message is posted early,
+ * before the frame that would take a channel's `sum` past 2^64 - 1 (or
+ * `frames` past 4294967295), and the next one goes on from there.  With
  * #GstCudaFiltersAnalysis:attach-meta each frame carries
  * its own statistics as a #GstCustomMeta named `GstCudaSumMeta`.  See
  * docs/cudasum.md for every definition.
@@ -166,12 +169,19 @@ typedef struct
 
 #define DEVICE_OFFSET GST_ROUND_UP_N (sizeof (SumResult), 256)
 
-/* An interval's total; then profile_height + profile_width guint64 sums. */
+/* An interval's total; then profile_height + profile_width guint64 sums.
+ * Exact for any interval: `sum` is posted in 64 bits, and the interval is
+ * posted before a frame would take it past them (gst_cuda_sum_fits); the
+ * squares, up to 255 times that, are summed in 128 bits.  samples, black,
+ * black_pixels and the histogram's counts are at most the interval's
+ * pixels, which the base class keeps within 64 bits; the row and column
+ * sums add 32-bit sums of at most G_MAXUINT frames. */
 typedef struct
 {
   guint32 has;
   guint64 samples[CF_HIST_MAX_CHANNELS];
-  guint64 sum[CF_HIST_MAX_CHANNELS], sum_squares[CF_HIST_MAX_CHANNELS];
+  guint64 sum[CF_HIST_MAX_CHANNELS];
+  GstCudaFiltersU128 sum_squares[CF_HIST_MAX_CHANNELS];
   guint32 min[CF_HIST_MAX_CHANNELS], max[CF_HIST_MAX_CHANNELS];
   guint64 counts[N_COUNTS];
   guint64 black, black_pixels;
@@ -475,7 +485,7 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
   for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
     t->samples[c] += r->samples[c];
     t->sum[c] += stats.sum[c];
-    t->sum_squares[c] += stats.sum_squares[c];
+    gst_cuda_filters_u128_add (&t->sum_squares[c], stats.sum_squares[c]);
     t->min[c] = MIN (t->min[c], stats.min[c]);
     t->max[c] = MAX (t->max[c], stats.max[c]);
   }
@@ -528,46 +538,40 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
   }
 }
 
-/* The p-th percentile of @counts (256 bins of @n samples): the smallest
- * value v with at least ceil (p n / 100) samples <= v; 0 without samples. */
+/* `sum` is posted as a G_TYPE_UINT64: a frame that would take a channel's
+ * past 2^64 - 1 starts the next interval (the base class posts this one
+ * first).  That takes 8.7e9 4K frames, more than a message's `frames`
+ * can count, but only 1.7e7 frames of 2^32 pixels (4 GiB of GRAY8). */
+static gboolean
+gst_cuda_sum_fits (GstCudaFiltersAnalysis * analysis, gconstpointer total,
+    gconstpointer result)
+{
+  const SumTotal *t = total;
+  CfSumStats stats;
+  guint c;
+
+  cf_sum_sums_read (result_sums (result), &stats);
+  for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
+    if (stats.sum[c] > G_MAXUINT64 - t->sum[c])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The p-th percentile of @counts (256 bins of @n samples). */
 static guint
 percentile (const guint64 * counts, guint64 n, guint p)
 {
-  guint64 rank = (n * p + 99) / 100, seen = 0;
-  guint v;
-
-  if (n == 0)
-    return 0;
-  if (rank == 0)
-    rank = 1;
-  for (v = 0; v < CF_HIST_BINS; v++) {
-    seen += counts[v];
-    if (seen >= rank)
-      return v;
-  }
-  return CF_HIST_BINS - 1;
+  return gst_cuda_filters_percentile (counts, CF_HIST_BINS, n, p);
 }
 
 /* sqrt (n q - s^2) / n, the numerator exact */
 static gdouble
-stddev_of (guint64 n, guint64 s, guint64 q)
+stddev_of (guint64 n, guint64 s, const GstCudaFiltersU128 * q)
 {
-  gdouble numerator;
-
   if (n == 0)
     return 0.0;
-#ifdef __SIZEOF_INT128__
-  {
-    unsigned __int128 nq = (unsigned __int128) n * q;
-    unsigned __int128 ss = (unsigned __int128) s * s;
-    numerator = nq > ss ? (gdouble) (nq - ss) : 0.0;
-  }
-#else
-  numerator = (long double) n *q - (long double) s *s;
-  if (numerator < 0)
-    numerator = 0;
-#endif
-  return sqrt (numerator) / (gdouble) n;
+  return sqrt (gst_cuda_filters_variance_numerator (n, s, q)) / (gdouble) n;
 }
 
 static void
@@ -592,7 +596,7 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
 
     sums[c] = t->sum[c];
     means[c] = samples ? (gdouble) t->sum[c] / samples : 0.0;
-    stddevs[c] = stddev_of (samples, t->sum[c], t->sum_squares[c]);
+    stddevs[c] = stddev_of (samples, t->sum[c], &t->sum_squares[c]);
     mins[c] = samples ? t->min[c] : 0;
     maxs[c] = samples ? t->max[c] : 0;
   }
@@ -690,14 +694,15 @@ gst_cuda_sum_start (GstBaseTransform * trans)
 /* The base class is about to free the scratch memory (stop, or another
  * context). */
 static void
-gst_cuda_sum_release (GstCudaFiltersBase * base)
+gst_cuda_sum_release (GstCudaFiltersBase * base, gboolean can_free)
 {
   GstCudaSum *self = GST_CUDA_SUM (base);
 
   self->scratch = NULL;
   self->scratch_size = 0;
   self->previous_valid = FALSE;
-  GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->release (base);
+  GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->release (base,
+      can_free);
 }
 
 static void
@@ -853,6 +858,7 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
   analysis_class->device_offset = DEVICE_OFFSET;
   analysis_class->accumulate = gst_cuda_sum_accumulate;
   analysis_class->fill_structure = gst_cuda_sum_fill_structure;
+  analysis_class->fits = gst_cuda_sum_fits;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SUM_DETECT, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sum_debug, "cudasum", 0, "CUDA statistics");
