@@ -33,10 +33,13 @@
  * - `attach-meta`: the frame waits for its own result, which is attached to
  *   it before it is pushed.
  *
- * Nothing waits for the GPU without an end: FLUSH_START and the change to
- * READY end every wait of the streaming thread (GST_FLOW_FLUSHING), and a
- * frame the GPU has not finished in GPU_TIMEOUT_S (10) seconds is an
- * element error (GST_FLOW_ERROR).
+ * The streaming thread's waits for a slot, for a frame's own meta and for
+ * the frames in flight at EOS end with FLUSH_START and the change to READY
+ * (GST_FLOW_FLUSHING), and a frame the GPU has not finished in
+ * GPU_TIMEOUT_S (10) seconds is an element error (GST_FLOW_ERROR).  The
+ * waits before GPU memory is freed (release(): caps or context change,
+ * stop) wait for the GPU however long it takes, so that nothing is freed
+ * under it: a GPU that never answers again blocks them.
  */
 
 #ifdef HAVE_CONFIG_H
