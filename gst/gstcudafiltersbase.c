@@ -527,7 +527,7 @@ map_cuda_frame (GstVideoFrame * frame, const GstVideoInfo * info,
 
 #ifdef HAVE_GST_CUDA_STREAM
 /* A build with -DCF_TEST_WITHOUT_STREAM_ORDER neither waits for the input's
- * stream nor holds the input: tests/test-stream-order.c must then fail
+ * stream nor holds the input: tests/check/libs/stream-order.c must then fail
  * (docs/development.md). */
 #ifdef CF_TEST_WITHOUT_STREAM_ORDER
 #define STREAM_ORDER FALSE

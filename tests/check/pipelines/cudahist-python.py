@@ -13,7 +13,8 @@ import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-script = os.path.join(here, "..", "examples", "cudahist-read.py")
+root = os.path.join(here, "..", "..", "..")
+script = os.path.join(root, "examples", "cudahist-read.py")
 
 try:
     import gi

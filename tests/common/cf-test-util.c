@@ -1,22 +1,10 @@
-/* Helpers shared by the gst-check tests: GPU detection, random frames with
- * padded strides, and the CPU reference of a whole cudagray frame. */
-#ifndef CF_TEST_UTIL_H
-#define CF_TEST_UTIL_H
+/* The helpers shared by the tests: see cf-test-util.h. */
+#include "cf-test-util.h"
 
-#include <stdlib.h>
-#include <string.h>
-#include <gst/gst.h>
-#include <gst/check/gstcheck.h>
-#include <gst/video/video.h>
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/cuda-gst.h>
+GRand *rand_;
+const gchar *cf_test_skip_reason;
 
-#include "cudafilters-kernels.h"
-
-/* meson counts exit code 77 as a skipped test */
-#define CF_TEST_SKIP 77
-
-static inline gboolean
+gboolean
 cf_test_gpu_available (void)
 {
   int n = 0;
@@ -25,28 +13,7 @@ cf_test_gpu_available (void)
       CuDeviceGetCount (&n) == CUDA_SUCCESS && n > 0;
 }
 
-
-/* The formats cudablur and the analysis elements take in system memory,
- * and those of them tested in CUDA memory (GStreamer's CUDA allocator, 1.22
- * to 1.28, has no GRAY8, xRGB or xBGR). */
-static const GstVideoFormat cf_test_sys_formats[] G_GNUC_UNUSED = {
-  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
-  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
-  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
-};
-
-static const GstVideoFormat cf_test_cuda_formats[] G_GNUC_UNUSED = {
-  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
-};
-
-/* Shared by the GPU tests' main(): the random source of the run. */
-static GRand *rand_;
-
-/* Fresh random data every run; CF_TEST_SEED=N repeats a run. */
-static inline GRand *
+GRand *
 cf_test_rand (void)
 {
   const gchar *env = g_getenv ("CF_TEST_SEED");
@@ -57,7 +24,7 @@ cf_test_rand (void)
   return g_rand_new_with_seed (seed);
 }
 
-static inline void
+void
 cf_test_fill_random (GRand * rand, guint8 * data, gsize size)
 {
   gsize i = 0;
@@ -70,8 +37,7 @@ cf_test_fill_random (GRand * rand, guint8 * data, gsize size)
     data[i] = (guint8) g_rand_int (rand);
 }
 
-/* Bytes per row and rows of a plane */
-static inline void
+void
 cf_test_plane_extent (const GstVideoInfo * info, guint plane,
     gsize * row_bytes, guint * rows)
 {
@@ -83,10 +49,7 @@ cf_test_plane_extent (const GstVideoInfo * info, guint plane,
   *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
 }
 
-/* A frame of @format and size whose rows are @pad bytes longer than the
- * caps' default stride (0: the default layout, no video meta), filled with
- * random bytes, or with one random colour per byte position if @solid. */
-static inline GstBuffer *
+GstBuffer *
 cf_test_make_frame (GstVideoFormat format, gint width, gint height,
     guint pad, gboolean solid, GRand * rand)
 {
@@ -139,8 +102,7 @@ cf_test_make_frame (GstVideoFormat format, gint width, gint height,
   return buf;
 }
 
-/* The grey plane cudagray must produce for @in (tightly packed). */
-static inline guint8 *
+guint8 *
 cf_test_reference_gray (GstBuffer * in, GstVideoFormat format, gint width,
     gint height, CfGrayMatrix matrix)
 {
@@ -173,10 +135,7 @@ cf_test_reference_gray (GstBuffer * in, GstVideoFormat format, gint width,
   return out;
 }
 
-/* Number of bytes of plane @plane of @buf (mapped with @info, video meta
- * honoured) that differ from @expected (tightly packed, row_bytes wide);
- * the first mismatch is printed. */
-static inline guint64
+guint64
 cf_test_count_plane_mismatches (GstBuffer * buf, const GstVideoInfo * info,
     guint plane, const guint8 * expected, gsize row_bytes, guint rows)
 {
@@ -204,36 +163,7 @@ cf_test_count_plane_mismatches (GstBuffer * buf, const GstVideoInfo * info,
   return bad;
 }
 
-/* Why @gpu_present said no, when it was more than the GPU. */
-static const gchar *cf_test_skip_reason G_GNUC_UNUSED;
-
-/* main() of a test that needs a GPU: skip (77) without one (or without what
- * @gpu_present also looks for: it sets cf_test_skip_reason), else run
- * @suite with a fresh random source in rand_. */
-static inline int
-cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
-    Suite * (*make_suite) (void), const gchar * name, const gchar * file)
-{
-  int ret;
-
-  gst_check_init (argc, argv);
-  if (!gpu_present ()) {
-    g_print ("SKIP: %s\n", cf_test_skip_reason ? cf_test_skip_reason :
-        "this test needs a CUDA GPU and there is none here");
-    return CF_TEST_SKIP;
-  }
-  rand_ = cf_test_rand ();
-  ret = gst_check_run_suite (make_suite (), name, file);
-  g_rand_free (rand_);
-  return ret;
-}
-
-/* ---- harnesses of the analysis elements ---- */
-
-#include <gst/check/gstharness.h>
-
-/* The next element message on @bus, waiting up to 10 s for the worker. */
-static inline GstStructure *
+GstStructure *
 cf_test_next_result (GstBus * bus, GstClockTime timeout)
 {
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
@@ -252,7 +182,7 @@ cf_test_next_result (GstBus * bus, GstClockTime timeout)
   return s;
 }
 
-static inline GstHarness *
+GstHarness *
 cf_test_new_harness (const gchar * launch, GstBus ** bus)
 {
   GstHarness *h = gst_harness_new_parse (launch);
@@ -262,7 +192,7 @@ cf_test_new_harness (const gchar * launch, GstBus ** bus)
   return h;
 }
 
-static inline void
+void
 cf_test_free_harness (GstHarness * h, GstBus * bus)
 {
   gst_harness_teardown (h);
@@ -270,9 +200,7 @@ cf_test_free_harness (GstHarness * h, GstBus * bus)
   gst_object_unref (bus);
 }
 
-/* Whether the frames in @a and @b (each mapped with its video meta) have
- * the same pixels. */
-static inline gboolean
+gboolean
 cf_test_frames_equal (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
 {
   GstVideoFrame fa, fb;
@@ -299,15 +227,7 @@ cf_test_frames_equal (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
   return same;
 }
 
-typedef enum
-{
-  FRAME_RANDOM,
-  FRAME_SOLID,
-  FRAME_GRADIENT,
-} FrameKind;
-
-/* A frame of random, solid or gradient content (cf_test_make_frame). */
-static inline GstBuffer *
+GstBuffer *
 make_frame (GstVideoFormat format, gint w, gint h, guint pad, FrameKind kind)
 {
   GstBuffer *buf = cf_test_make_frame (format, w, h, pad,
@@ -324,4 +244,20 @@ make_frame (GstVideoFormat format, gint w, gint h, guint pad, FrameKind kind)
   return buf;
 }
 
-#endif
+int
+cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
+    Suite * (*make_suite) (void), const gchar * name, const gchar * file)
+{
+  int ret;
+
+  gst_check_init (argc, argv);
+  if (!gpu_present ()) {
+    g_print ("SKIP: %s\n", cf_test_skip_reason ? cf_test_skip_reason :
+        "this test needs a CUDA GPU and there is none here");
+    return CF_TEST_SKIP;
+  }
+  rand_ = cf_test_rand ();
+  ret = gst_check_run_suite (make_suite (), name, file);
+  g_rand_free (rand_);
+  return ret;
+}

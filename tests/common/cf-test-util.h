@@ -1,0 +1,106 @@
+/* Helpers shared by the tests (compiled once, cf-test-util.c): GPU
+ * detection, random frames with padded strides, the CPU reference of a
+ * whole cudagray frame, and harnesses of the analysis elements. */
+#ifndef CF_TEST_UTIL_H
+#define CF_TEST_UTIL_H
+
+#include <stdlib.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/cuda-gst.h>
+
+#include "cudafilters-kernels.h"
+
+/* meson counts exit code 77 as a skipped test */
+#define CF_TEST_SKIP 77
+
+gboolean cf_test_gpu_available (void);
+
+
+/* The formats cudablur and the analysis elements take in system memory,
+ * and those of them tested in CUDA memory (GStreamer's CUDA allocator, 1.22
+ * to 1.28, has no GRAY8, xRGB or xBGR). */
+static const GstVideoFormat cf_test_sys_formats[] G_GNUC_UNUSED = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+static const GstVideoFormat cf_test_cuda_formats[] G_GNUC_UNUSED = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+};
+
+/* The random source of the run, made by cf_test_run_gpu_suite() (or a
+ * test's own main()). */
+extern GRand *rand_;
+
+/* Fresh random data every run; CF_TEST_SEED=N repeats a run. */
+GRand *cf_test_rand (void);
+
+void cf_test_fill_random (GRand * rand, guint8 * data, gsize size);
+
+/* Bytes per row and rows of a plane */
+void cf_test_plane_extent (const GstVideoInfo * info, guint plane,
+    gsize * row_bytes, guint * rows);
+
+/* A frame of @format and size whose rows are @pad bytes longer than the
+ * caps' default stride (0: the default layout, no video meta), filled with
+ * random bytes, or with one random colour per byte position if @solid. */
+GstBuffer *cf_test_make_frame (GstVideoFormat format, gint width,
+    gint height, guint pad, gboolean solid, GRand * rand);
+
+/* The grey plane cudagray must produce for @in (tightly packed). */
+guint8 *cf_test_reference_gray (GstBuffer * in, GstVideoFormat format,
+    gint width, gint height, CfGrayMatrix matrix);
+
+/* Number of bytes of plane @plane of @buf (mapped with @info, video meta
+ * honoured) that differ from @expected (tightly packed, row_bytes wide);
+ * the first mismatch is printed. */
+guint64 cf_test_count_plane_mismatches (GstBuffer * buf,
+    const GstVideoInfo * info, guint plane, const guint8 * expected,
+    gsize row_bytes, guint rows);
+
+/* Why @gpu_present said no, when it was more than the GPU. */
+extern const gchar *cf_test_skip_reason;
+
+/* main() of a test that needs a GPU: skip (77) without one (or without what
+ * @gpu_present also looks for: it sets cf_test_skip_reason), else run
+ * @suite with a fresh random source in rand_. */
+int cf_test_run_gpu_suite (int *argc, char ***argv,
+    gboolean (*gpu_present) (void), Suite * (*make_suite) (void),
+    const gchar * name, const gchar * file);
+
+/* ---- harnesses of the analysis elements ---- */
+
+#include <gst/check/gstharness.h>
+
+/* The next element message on @bus, waiting up to 10 s for the worker. */
+GstStructure *cf_test_next_result (GstBus * bus, GstClockTime timeout);
+
+GstHarness *cf_test_new_harness (const gchar * launch, GstBus ** bus);
+
+void cf_test_free_harness (GstHarness * h, GstBus * bus);
+
+/* Whether the frames in @a and @b (each mapped with its video meta) have
+ * the same pixels. */
+gboolean cf_test_frames_equal (GstBuffer * a, GstBuffer * b,
+    const GstVideoInfo * info);
+
+typedef enum
+{
+  FRAME_RANDOM,
+  FRAME_SOLID,
+  FRAME_GRADIENT,
+} FrameKind;
+
+/* A frame of random, solid or gradient content (cf_test_make_frame). */
+GstBuffer *make_frame (GstVideoFormat format, gint w, gint h, guint pad,
+    FrameKind kind);
+
+#endif
