@@ -39,6 +39,7 @@
 
 #include "gstcudafiltersbase.h"
 #include "gstcudafilterspinned.h"
+#include "gstcudafiltersframe.h"
 #ifdef HAVE_GST_CUDA_STREAM
 #include "gstcudafiltersorder.h"
 #endif
@@ -61,15 +62,6 @@ enum
   PROP_DEVICE_ID,
 };
 
-/* A frame's planes in device memory that this element owns: where system
- * memory frames are uploaded to, and where output bound for system memory is
- * written before the download. */
-typedef struct
-{
-  CUdeviceptr plane[GST_VIDEO_MAX_PLANES];
-  gsize pitch[GST_VIDEO_MAX_PLANES];
-  guint n_planes;
-} StagingFrame;
 
 
 typedef struct
@@ -97,8 +89,8 @@ typedef struct
   gboolean in_cuda;
   gboolean out_cuda;
 
-  StagingFrame upload;
-  StagingFrame download;
+  CfStagingFrame upload;
+  CfStagingFrame download;
   /* create_stream failed and said so: no error again for every frame */
   gboolean stream_failed;
 
@@ -135,356 +127,6 @@ caps_are_cuda_memory (GstCaps * caps)
       GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
 }
 
-/* Bytes per row and number of rows of a plane, from the format's components
- * (NV12's chroma plane: 2 * ceil(w/2) bytes, ceil(h/2) rows). */
-static void
-plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
-    guint * rows)
-{
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-  gst_video_format_info_component (info->finfo, plane, comp);
-  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-}
-
-/* The layout to map @buffer with: its video meta describes it when it has
- * one (gst_video_frame_map uses it); without one, a GstCudaMemory carries
- * its own pitched layout, which must be the caps' format and size; else the
- * caps' default layout.  NULL when a CUDA memory's layout does not match
- * the caps. */
-static const GstVideoInfo *
-buffer_layout (GstBuffer * buffer, const GstVideoInfo * info)
-{
-  GstMemory *mem;
-  GstCudaMemory *cmem;
-
-  if (gst_buffer_get_video_meta (buffer) || gst_buffer_n_memory (buffer) != 1)
-    return info;
-  mem = gst_buffer_peek_memory (buffer, 0);
-  if (!gst_is_cuda_memory (mem))
-    return info;
-  cmem = GST_CUDA_MEMORY_CAST (mem);
-  if (GST_VIDEO_INFO_FORMAT (&cmem->info) != GST_VIDEO_INFO_FORMAT (info) ||
-      GST_VIDEO_INFO_WIDTH (&cmem->info) != GST_VIDEO_INFO_WIDTH (info) ||
-      GST_VIDEO_INFO_HEIGHT (&cmem->info) != GST_VIDEO_INFO_HEIGHT (info))
-    return NULL;
-  return &cmem->info;
-}
-
-/* At least the bytes of a frame of @caps (its planes without padding), or 0
- * when the caps give no format and size. */
-static guint64
-caps_frame_bytes (GstCaps * caps)
-{
-  GstStructure *s = gst_caps_get_structure (caps, 0);
-  const GstVideoFormatInfo *finfo;
-  const gchar *format = gst_structure_get_string (s, "format");
-  gint width = 0, height = 0;
-  guint64 bytes = 0;
-  guint c;
-
-  if (!format || !gst_structure_get_int (s, "width", &width) ||
-      !gst_structure_get_int (s, "height", &height) || width <= 0
-      || height <= 0)
-    return 0;
-  finfo = gst_video_format_get_info (gst_video_format_from_string (format));
-  if (!finfo)
-    return 0;
-  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
-    bytes += (guint64) GST_VIDEO_SUB_SCALE (GST_VIDEO_FORMAT_INFO_W_SUB
-        (finfo, c), width) * GST_VIDEO_SUB_SCALE (GST_VIDEO_FORMAT_INFO_H_SUB
-        (finfo, c), height) * GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) / 8;
-  return bytes;
-}
-
-/* Where a plane lies in a buffer: its first row at @offset, each next row
- * @stride bytes on (negative: bottom-up, the rows below at lower
- * addresses).  Its bytes span [*first, *end).  FALSE when that range does
- * not fit in a gsize, or starts before the buffer. */
-static gboolean
-plane_span (gsize offset, gint stride, gsize row_bytes, guint rows,
-    gsize * first, gsize * end)
-{
-  /* |stride| < 2^31 and rows < 2^32: no overflow in 64 bits */
-  guint64 step = (guint64) ABS ((gint64) stride) * (rows - 1);
-
-  if (rows == 0 || (guint64) ABS ((gint64) stride) < row_bytes)
-    return FALSE;
-  if (stride >= 0) {
-    if (step + row_bytes > G_MAXSIZE - offset)
-      return FALSE;
-    *first = offset;
-    *end = offset + step + row_bytes;
-  } else {
-    if (offset < step || row_bytes > G_MAXSIZE - offset)
-      return FALSE;
-    *first = offset - step;
-    *end = offset + row_bytes;
-  }
-  return TRUE;
-}
-
-/* The offset and stride of @plane in @buffer: its video meta's, else
- * @layout's.  FALSE when the meta describes fewer planes. */
-static gboolean
-plane_layout (GstBuffer * buffer, const GstVideoInfo * layout, guint plane,
-    gsize * offset, gint * stride)
-{
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-
-  if (meta) {
-    if (plane >= meta->n_planes)
-      return FALSE;
-    *offset = meta->offset[plane];
-    *stride = meta->stride[plane];
-  } else {
-    *offset = GST_VIDEO_INFO_PLANE_OFFSET (layout, plane);
-    *stride = GST_VIDEO_INFO_PLANE_STRIDE (layout, plane);
-  }
-  return TRUE;
-}
-
-/* Whether every plane described by the buffer's video meta (or, without
- * one, by @layout) lies inside the buffer: a short buffer must never be
- * read past its end, nor a bottom-up plane before its start.  @needed is
- * the size the frame needs (G_MAXSIZE when it cannot be met). */
-static gboolean
-buffer_holds_frame (GstBuffer * buffer, const GstVideoInfo * layout,
-    gsize * needed)
-{
-  gsize size = gst_buffer_get_size (buffer);
-  guint p;
-
-  *needed = 0;
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (layout); p++) {
-    gsize row_bytes, offset, first, end;
-    guint rows;
-    gint stride;
-
-    plane_extent (layout, p, &row_bytes, &rows);
-    if (!plane_layout (buffer, layout, p, &offset, &stride) ||
-        !plane_span (offset, stride, row_bytes, rows, &first, &end)) {
-      *needed = G_MAXSIZE;
-      return FALSE;
-    }
-    *needed = MAX (*needed, end);
-  }
-  return size >= *needed;
-}
-
-/* Whether gst_video_frame_map() cannot give the planes as the upload and
- * download copy them: a bottom-up plane, or (with a video meta) a plane
- * that spans two or more memories, of which GStreamer 1.22 maps only the
- * first.  Called after buffer_holds_frame(). */
-static gboolean
-needs_whole_map (GstBuffer * buffer, const GstVideoInfo * layout)
-{
-  gboolean several = gst_buffer_n_memory (buffer) > 1 &&
-      gst_buffer_get_video_meta (buffer) != NULL;
-  guint p;
-
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (layout); p++) {
-    gsize row_bytes, offset, first, end, skip;
-    guint rows, idx, length;
-    gint stride;
-
-    plane_extent (layout, p, &row_bytes, &rows);
-    if (!plane_layout (buffer, layout, p, &offset, &stride) ||
-        !plane_span (offset, stride, row_bytes, rows, &first, &end))
-      return TRUE;
-    if (stride < 0)
-      return TRUE;
-    if (several && (!gst_buffer_find_memory (buffer, first, end - first, &idx,
-                &length, &skip) || length > 1))
-      return TRUE;
-  }
-  return FALSE;
-}
-
-/* A frame in system memory as the upload and download copy it: mapped by
- * gst_video_frame_map(), or, where that cannot give whole planes
- * (needs_whole_map), from one map of the whole buffer (GStreamer merges
- * its memories into one, a copy). */
-typedef struct
-{
-  gboolean whole;
-  GstVideoFrame frame;
-  GstMapInfo map;
-  guint8 *data[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-} HostFrame;
-
-static gboolean
-host_frame_map (HostFrame * host, GstBuffer * buffer,
-    const GstVideoInfo * layout, GstMapFlags flags)
-{
-  guint p;
-
-  memset (host, 0, sizeof (*host));
-  host->whole = needs_whole_map (buffer, layout);
-  if (!host->whole) {
-    if (!gst_video_frame_map (&host->frame, (GstVideoInfo *) layout, buffer,
-            flags))
-      return FALSE;
-    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&host->frame); p++) {
-      host->data[p] = GST_VIDEO_FRAME_PLANE_DATA (&host->frame, p);
-      host->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&host->frame, p);
-    }
-    return TRUE;
-  }
-  if (!gst_buffer_map (buffer, &host->map, flags))
-    return FALSE;
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (layout); p++) {
-    gsize offset = 0;
-
-    /* (buffer_holds_frame has checked every plane) */
-    plane_layout (buffer, layout, p, &offset, &host->stride[p]);
-    host->data[p] = host->map.data + offset;
-  }
-  return TRUE;
-}
-
-static void
-host_frame_unmap (HostFrame * host, GstBuffer * buffer)
-{
-  if (host->whole)
-    gst_buffer_unmap (buffer, &host->map);
-  else
-    gst_video_frame_unmap (&host->frame);
-}
-
-/* Frees the planes when @pushed (the context is current), and forgets them
- * in any case: a stale frame of another context or size is never reused
- * (leaking it is the lesser harm). */
-static void
-staging_free (StagingFrame * staging, gboolean pushed)
-{
-  guint p;
-
-  for (p = 0; pushed && p < staging->n_planes; p++) {
-    if (staging->plane[p])
-      gst_cuda_result (CuMemFree (staging->plane[p]));
-  }
-  memset (staging, 0, sizeof (*staging));
-}
-
-/* Called with the context pushed.  Each plane's pitch is the caps' default
- * stride rounded up to 16 bytes (vector loads): for the common sizes it
- * equals the host frame's stride, and a copy between equal pitches is one
- * contiguous transfer instead of a strided 2D one. */
-static CUresult
-staging_ensure (StagingFrame * staging, const GstVideoInfo * info)
-{
-  guint p;
-
-  if (staging->n_planes)
-    return CUDA_SUCCESS;
-
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize row_bytes;
-    guint rows;
-    CUresult res;
-
-    plane_extent (info, p, &row_bytes, &rows);
-    staging->pitch[p] = GST_ROUND_UP_16 (MAX ((gsize)
-            GST_VIDEO_INFO_PLANE_STRIDE (info, p), row_bytes));
-    res = CuMemAlloc (&staging->plane[p], staging->pitch[p] * rows);
-    staging->n_planes = p + 1;
-    if (res != CUDA_SUCCESS) {
-      staging_free (staging, TRUE);
-      return res;
-    }
-  }
-  return CUDA_SUCCESS;
-}
-
-static void
-staging_to_device_frame (const StagingFrame * staging,
-    const GstVideoInfo * info, GstCudaFiltersFrame * frame)
-{
-  guint p;
-
-  memset (frame, 0, sizeof (*frame));
-  frame->info = info;
-  for (p = 0; p < staging->n_planes; p++) {
-    frame->data[p] = (guint8 *) (guintptr) staging->plane[p];
-    frame->stride[p] = (gint) staging->pitch[p];
-  }
-}
-
-/* Copies a plane between host and device on @stream.  Equal pitches make
- * the plane one contiguous span (padding between rows included), copied as
- * a single row: a strided 2D DMA of thousands of short rows is several
- * times slower over PCIe. */
-static CUresult
-copy_plane_async (const GstVideoInfo * info, guint plane,
-    CUmemorytype src_type, const void *src, gsize src_pitch,
-    CUmemorytype dst_type, void *dst, gsize dst_pitch, CUstream stream)
-{
-  CUDA_MEMCPY2D copy = { 0, };
-  gsize row_bytes;
-  guint rows;
-
-  plane_extent (info, plane, &row_bytes, &rows);
-  copy.srcMemoryType = src_type;
-  copy.dstMemoryType = dst_type;
-  if (src_type == CU_MEMORYTYPE_HOST)
-    copy.srcHost = src;
-  else
-    copy.srcDevice = (CUdeviceptr) (guintptr) src;
-  if (dst_type == CU_MEMORYTYPE_HOST)
-    copy.dstHost = dst;
-  else
-    copy.dstDevice = (CUdeviceptr) (guintptr) dst;
-  if (src_pitch == dst_pitch && rows > 1 && src_pitch * rows < G_MAXINT32) {
-    copy.WidthInBytes = src_pitch * (rows - 1) + row_bytes;
-    copy.Height = 1;
-    copy.srcPitch = copy.dstPitch = copy.WidthInBytes;
-  } else {
-    copy.srcPitch = src_pitch;
-    copy.dstPitch = dst_pitch;
-    copy.WidthInBytes = row_bytes;
-    copy.Height = rows;
-  }
-  return CuMemcpy2DAsync (&copy, stream);
-}
-
-/* Uploads @plane of @host into @staging on @stream.  A bottom-up plane is
- * turned top-down on the CPU first, since copies take positive pitches
- * only; that copy is waited for before its source is freed. */
-static CUresult
-upload_plane (const GstVideoInfo * info, const HostFrame * host, guint plane,
-    const StagingFrame * staging, CUstream stream)
-{
-  gsize row_bytes;
-  guint rows, y;
-  guint8 *top_down;
-  CUresult res;
-
-  if (host->stride[plane] >= 0)
-    return copy_plane_async (info, plane, CU_MEMORYTYPE_HOST,
-        host->data[plane], host->stride[plane], CU_MEMORYTYPE_DEVICE,
-        (void *) (guintptr) staging->plane[plane], staging->pitch[plane],
-        stream);
-
-  plane_extent (info, plane, &row_bytes, &rows);
-  top_down = g_try_malloc (row_bytes * rows);
-  if (!top_down)
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  for (y = 0; y < rows; y++)
-    memcpy (top_down + (gsize) y * row_bytes,
-        host->data[plane] + (gssize) y * host->stride[plane], row_bytes);
-  res = copy_plane_async (info, plane, CU_MEMORYTYPE_HOST, top_down,
-      row_bytes, CU_MEMORYTYPE_DEVICE,
-      (void *) (guintptr) staging->plane[plane], staging->pitch[plane], stream);
-  if (res == CUDA_SUCCESS)
-    res = CuStreamSynchronize (stream);
-  g_free (top_down);
-  return res;
-}
-
 /* A buffer that is one GstCudaMemory of our context can be read and written
  * in place. */
 static GstCudaMemory *
@@ -502,7 +144,7 @@ buffer_cuda_memory (GstCudaFiltersBase * self, GstBuffer * buffer)
 }
 
 /* Maps a CUDA-memory buffer for the kernels, with @layout from
- * buffer_layout(); the kernels see @info's format and size. */
+ * cf_frame_buffer_layout(); the kernels see @info's format and size. */
 static gboolean
 map_cuda_frame (GstVideoFrame * frame, const GstVideoInfo * info,
     const GstVideoInfo * layout, GstBuffer * buffer, GstMapFlags flags,
@@ -620,7 +262,7 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   GstCudaFiltersBasePrivate *priv = PRIV (self);
   GstCudaFiltersBaseClass *klass = GST_CUDA_FILTERS_BASE_GET_CLASS (self);
   GstVideoFrame in_frame, out_frame;
-  HostFrame in_host, out_host;
+  CfHostFrame in_host, out_host;
   GstCudaFiltersFrame in_dev, out_dev;
   const GstVideoInfo *in_layout, *out_layout = NULL;
   gboolean in_place_in, in_place_out = FALSE;
@@ -635,14 +277,14 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   gsize needed;
   guint p;
 
-  in_layout = buffer_layout (inbuf, &priv->in_info);
+  in_layout = cf_frame_buffer_layout (inbuf, &priv->in_info);
   if (!in_layout) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input CUDA memory does not hold a frame of the caps' format and "
             "size."), ("%" GST_PTR_FORMAT, inbuf));
     return GST_FLOW_ERROR;
   }
-  if (!buffer_holds_frame (inbuf, in_layout, &needed)) {
+  if (!cf_frame_buffer_holds (inbuf, in_layout, &needed)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input buffer is smaller than its caps say."),
         ("buffer of %" G_GSIZE_FORMAT " bytes, but a %dx%d %s frame "
@@ -669,12 +311,12 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   /* input: in place when it is CUDA memory of our context, with rows
    * top-down */
   in_place_in = buffer_cuda_memory (self, inbuf) != NULL &&
-      !needs_whole_map (inbuf, in_layout);
+      !cf_frame_needs_whole_map (inbuf, in_layout);
   if (in_place_in) {
     in_mapped = map_cuda_frame (&in_frame, &priv->in_info, in_layout, inbuf,
         GST_MAP_READ, &in_dev);
   } else {
-    in_mapped = host_frame_map (&in_host, inbuf, in_layout, GST_MAP_READ);
+    in_mapped = cf_frame_host_map (&in_host, inbuf, in_layout, GST_MAP_READ);
   }
   if (!in_mapped) {
     fail = FAIL_MAP_IN;
@@ -690,34 +332,37 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
 #endif
   if (!in_place_in) {
     step = "allocating the upload frame";
-    if ((res = staging_ensure (&priv->upload, &priv->in_info)) != CUDA_SUCCESS)
+    if ((res =
+            cf_frame_staging_ensure (&priv->upload,
+                &priv->in_info)) != CUDA_SUCCESS)
       goto cuda_failed;
     step = "uploading the frame";
     for (p = 0; p < priv->upload.n_planes; p++) {
-      res = upload_plane (&priv->in_info, &in_host, p, &priv->upload,
-          priv->stream);
+      res =
+          cf_frame_upload_plane (&priv->in_info, &in_host, p,
+          &priv->upload, priv->stream);
       if (res != CUDA_SUCCESS)
         goto cuda_failed;
     }
-    staging_to_device_frame (&priv->upload, &priv->in_info, &in_dev);
+    cf_frame_staging_to_device (&priv->upload, &priv->in_info, &in_dev);
     GST_LOG_OBJECT (self, "upload enqueued");
   }
 
   /* output: in place when it is CUDA memory of our context */
   if (outbuf) {
-    out_layout = buffer_layout (outbuf, &priv->out_info);
-    if (!out_layout || !buffer_holds_frame (outbuf, out_layout, &needed)) {
+    out_layout = cf_frame_buffer_layout (outbuf, &priv->out_info);
+    if (!out_layout || !cf_frame_buffer_holds (outbuf, out_layout, &needed)) {
       fail = FAIL_OUT_LAYOUT;
       goto done;
     }
     in_place_out = buffer_cuda_memory (self, outbuf) != NULL &&
-        !needs_whole_map (outbuf, out_layout);
+        !cf_frame_needs_whole_map (outbuf, out_layout);
     if (in_place_out)
       out_mapped = map_cuda_frame (&out_frame, &priv->out_info, out_layout,
           outbuf, GST_MAP_WRITE, &out_dev);
     else
-      out_mapped = host_frame_map (&out_host, outbuf, out_layout,
-          GST_MAP_WRITE);
+      out_mapped =
+          cf_frame_host_map (&out_host, outbuf, out_layout, GST_MAP_WRITE);
     if (!out_mapped) {
       fail = FAIL_MAP_OUT;
       goto done;
@@ -739,10 +384,10 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
 #endif
     if (!in_place_out) {
       step = "allocating the download frame";
-      if ((res = staging_ensure (&priv->download,
+      if ((res = cf_frame_staging_ensure (&priv->download,
                   &priv->out_info)) != CUDA_SUCCESS)
         goto cuda_failed;
-      staging_to_device_frame (&priv->download, &priv->out_info, &out_dev);
+      cf_frame_staging_to_device (&priv->download, &priv->out_info, &out_dev);
     }
   }
 
@@ -756,10 +401,11 @@ gst_cuda_filters_base_run (GstCudaFiltersBase * self, GstBuffer * inbuf,
   if (outbuf && !in_place_out) {
     step = "downloading the frame";
     for (p = 0; p < priv->download.n_planes; p++) {
-      res = copy_plane_async (&priv->out_info, p, CU_MEMORYTYPE_DEVICE,
-          (void *) (guintptr) priv->download.plane[p], priv->download.pitch[p],
-          CU_MEMORYTYPE_HOST, out_host.data[p], out_host.stride[p],
-          priv->stream);
+      res =
+          cf_frame_copy_plane_async (&priv->out_info, p,
+          CU_MEMORYTYPE_DEVICE, (void *) (guintptr) priv->download.plane[p],
+          priv->download.pitch[p], CU_MEMORYTYPE_HOST, out_host.data[p],
+          out_host.stride[p], priv->stream);
       if (res != CUDA_SUCCESS)
         goto cuda_failed;
     }
@@ -822,7 +468,7 @@ unmap:
   if (out_mapped && in_place_out)
     gst_video_frame_unmap (&out_frame);
   else if (out_mapped)
-    host_frame_unmap (&out_host, outbuf);
+    cf_frame_host_unmap (&out_host, outbuf);
 #ifdef HAVE_GST_CUDA_STREAM
   if (out_need_sync)
     GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (outbuf, 0),
@@ -831,7 +477,7 @@ unmap:
   if (in_mapped && in_place_in)
     gst_video_frame_unmap (&in_frame);
   else if (in_mapped)
-    host_frame_unmap (&in_host, inbuf);
+    cf_frame_host_unmap (&in_host, inbuf);
   gst_cuda_context_pop (NULL);
 
   switch (fail) {
@@ -902,8 +548,8 @@ release_gpu_resources (GstCudaFiltersBase * self)
   }
   if (GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release)
     GST_CUDA_FILTERS_BASE_GET_CLASS (self)->release (self, can_free);
-  staging_free (&priv->upload, can_free);
-  staging_free (&priv->download, can_free);
+  cf_frame_staging_free (&priv->upload, can_free);
+  cf_frame_staging_free (&priv->download, can_free);
   if (can_free && priv->scratch)
     gst_cuda_result (CuMemFree (priv->scratch));
   priv->scratch = 0;
@@ -1149,8 +795,8 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   /* buffer pools count a buffer's size in a guint (GstVideoInfo itself
    * refuses some such sizes) */
-  if (caps_frame_bytes (incaps) > G_MAXUINT ||
-      caps_frame_bytes (outcaps) > G_MAXUINT) {
+  if (cf_frame_caps_bytes (incaps) > G_MAXUINT ||
+      cf_frame_caps_bytes (outcaps) > G_MAXUINT) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Frames of 4 GiB or more are not supported."),
         ("%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps));
@@ -1196,8 +842,8 @@ gst_cuda_filters_base_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   if (klass->release)
     klass->release (self, TRUE);
-  staging_free (&priv->upload, TRUE);
-  staging_free (&priv->download, TRUE);
+  cf_frame_staging_free (&priv->upload, TRUE);
+  cf_frame_staging_free (&priv->download, TRUE);
   gst_cuda_context_pop (NULL);
 
   priv->in_info = in_info;
@@ -1758,5 +1404,5 @@ void
 gst_cuda_filters_base_plane_extent (const GstVideoInfo * info, guint plane,
     gsize * row_bytes, guint * rows)
 {
-  plane_extent (info, plane, row_bytes, rows);
+  cf_frame_plane_extent (info, plane, row_bytes, rows);
 }

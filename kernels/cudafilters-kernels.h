@@ -201,19 +201,6 @@ void cf_hist_sums_counts (const void *sums, uint32_t * counts);
 void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
     uint32_t * counts);
 
-/* The counters cf_hist_planes() counts in: by default 32-bit counters a
- * block, where a block can have 128 KB of shared memory (160 KB where a
- * byte of the pixels is not counted; sm_80, sm_90), else 8-bit counters a
- * warp.  Tests force the second, so that a GPU with
- * the memory runs that path too.  Process-wide; not for use while another
- * thread launches cf_hist_planes(). */
-typedef enum
-{
-  CF_HIST_LAYOUT_AUTO,
-  CF_HIST_LAYOUT_WARP_BYTES
-} CfHistLayout;
-
-void cf_hist_set_layout (CfHistLayout layout);
 
 /* ---- statistics (reduction pattern) ---------------------------------- */
 

@@ -46,6 +46,7 @@
  *
  * CPU reference: hist-reference.c, the same counts. */
 #include "cudafilters-kernels.h"
+#include "cudafilters-kernels-testing.h"
 #include "kernels-common.cuh"
 
 #include <mutex>

@@ -8,6 +8,7 @@
 
 #include "cudafilters-kernels.h"
 #include "cf-test-util.h"
+#include "cudafilters-kernels-testing.h"
 
 #define POISON 0xa5
 
