@@ -3,9 +3,9 @@
 `name sha256[:16] bytes`, for checking that a change to kernels/ leaves
 the SASS byte-identical (this machine's CUDA 13 has no cuobjdump).
 
-    nvcc -cubin -arch=sm_90 -O2 -std=c++17 -Ikernels -o before.cubin kernels/hist.cu
+    nvcc -cubin -arch=sm_90 -O2 -std=c++17 -Ikernels -Ikernels/common -o before.cubin kernels/hist/hist.cu
     ... change ...
-    nvcc ... -o after.cubin kernels/hist.cu
+    nvcc ... -o after.cubin kernels/hist/hist.cu
     diff <(scripts/sass-hash.py before.cubin) <(scripts/sass-hash.py after.cubin)
 
 Anonymous-namespace prefixes, which differ between compilations and
