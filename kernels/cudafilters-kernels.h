@@ -185,7 +185,7 @@ CfError cf_hist_planes (const CfSamplePlane * planes, int n_planes,
  * (cf_hist_sums_bytes() of device memory, all zeros before the launch) and
  * nothing more is done on the GPU, where cf_hist_planes() waits for every
  * block to be done and has the last one copy the counts out and zero the
- * workspace (1.1-1.3 us a launch on an H100).  The launch also zeroes
+ * workspace, a fixed cost of every launch.  The launch also zeroes
  * `zero_next` (another such buffer, or NULL), so that a caller taking
  * turns between buffers has the next one ready: launch n adds into buffer
  * n % k and zeroes buffer (n + 1) % k, with k at least 2, and one more

@@ -49,8 +49,8 @@ cf_grid_zero_words (uint32_t * words, size_t n)
  * thread 0's acquire-release count (cumulative through the barrier),
  * rather than by a fence in every thread of every block; the count's
  * acquire orders the last block's loads after every other block's
- * atomics.  (A full fence on either side of a relaxed count was 0.3 us
- * slower a launch at 720p and 1080p on an H100.) */
+ * atomics.  (A full fence on either side of a relaxed count cost every
+ * launch more.) */
 static __device__ __forceinline__ bool
 cf_block_is_last (unsigned int *blocks_done)
 {

@@ -1,7 +1,7 @@
-/* Plane copy and fill: a device-to-device 2D memcpy runs at ~2.6x the
- * bandwidth floor for a 4K luma plane on an H100 (docs/notes.md); this
- * kernel moves 16 bytes per thread and reaches what a 1D copy of the same
- * bytes does.  Misaligned planes fall back to the runtime's 2D copy/set. */
+/* Plane copy and fill: a device-to-device 2D memcpy runs well short of
+ * the bandwidth a plane allows; this kernel moves 16 bytes per thread and
+ * reaches what a 1D copy of the same bytes does.  Misaligned planes fall
+ * back to the runtime's 2D copy/set. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 
