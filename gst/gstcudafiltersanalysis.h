@@ -106,8 +106,8 @@ struct _GstCudaFiltersAnalysisClass
  *
  * An unsigned 128-bit sum of 64-bit values, for the totals of an interval
  * that can pass 64 bits: a 4K frame adds about 5.4e11 to a channel's sum
- * of squares, which would wrap 64 bits after about 3.4e7 frames (6.5 days
- * at 60 fps).  Plain C, so that it is exact with any compiler.
+ * of squares, which would wrap 64 bits after about 3.4e7 frames, days of
+ * video.  Plain C, so that it is exact with any compiler.
  */
 typedef struct
 {

@@ -197,6 +197,14 @@ cf_frame_host_map (CfHostFrame * host,
 
   memset (host, 0, sizeof (*host));
   host->whole = cf_frame_needs_whole_map (buffer, layout);
+  /* Mapping several memories as one (the whole buffer, or, without a video
+   * meta, what gst_video_frame_map does) merges them into a copy.  A
+   * writable buffer keeps that copy as its memory; any other frees it at
+   * the unmap, so the upload from it must be done by then (the base class
+   * waits for it). */
+  host->temporary = gst_buffer_n_memory (buffer) > 1 &&
+      !gst_buffer_is_writable (buffer) && (host->whole ||
+      !gst_buffer_get_video_meta (buffer));
   if (!host->whole) {
     if (!gst_video_frame_map (&host->frame, (GstVideoInfo *) layout, buffer,
             flags))
@@ -226,6 +234,40 @@ cf_frame_host_unmap (CfHostFrame * host, GstBuffer * buffer)
     gst_buffer_unmap (buffer, &host->map);
   else
     gst_video_frame_unmap (&host->frame);
+}
+
+GstCudaMemory *
+cf_frame_cuda_memory (GstBuffer * buffer, GstCudaContext * context)
+{
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (buffer) != 1)
+    return NULL;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  if (!gst_is_cuda_memory (mem) || GST_CUDA_MEMORY_CAST (mem)->context !=
+      context)
+    return NULL;
+  return GST_CUDA_MEMORY_CAST (mem);
+}
+
+gboolean
+cf_frame_cuda_map (GstVideoFrame * frame, const GstVideoInfo * info,
+    const GstVideoInfo * layout, GstBuffer * buffer, GstMapFlags flags,
+    GstCudaFiltersFrame * dev)
+{
+  guint p;
+
+  if (!gst_video_frame_map (frame, (GstVideoInfo *) layout, buffer,
+          flags | GST_MAP_CUDA))
+    return FALSE;
+
+  memset (dev, 0, sizeof (*dev));
+  dev->info = info;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    dev->data[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    dev->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  }
+  return TRUE;
 }
 
 /* Frees the planes when @pushed (the context is current), and forgets them
@@ -289,8 +331,8 @@ cf_frame_staging_to_device (const CfStagingFrame * staging,
 
 /* Copies a plane between host and device on @stream.  Equal pitches make
  * the plane one contiguous span (padding between rows included), copied as
- * a single row: a strided 2D DMA of thousands of short rows is several
- * times slower over PCIe. */
+ * a single row: a strided 2D DMA of thousands of short rows is slower
+ * (docs/design/gpu-path.md). */
 CUresult
 cf_frame_copy_plane_async (const GstVideoInfo * info, guint plane,
     CUmemorytype src_type, const void *src, gsize src_pitch,
@@ -357,5 +399,31 @@ cf_frame_upload_plane (const GstVideoInfo * info,
   if (res == CUDA_SUCCESS)
     res = CuStreamSynchronize (stream);
   g_free (top_down);
+  return res;
+}
+
+CUresult
+cf_frame_upload (const GstVideoInfo * info, const CfHostFrame * host,
+    const CfStagingFrame * staging, CUstream stream)
+{
+  CUresult res = CUDA_SUCCESS;
+  guint p;
+
+  for (p = 0; p < staging->n_planes && res == CUDA_SUCCESS; p++)
+    res = cf_frame_upload_plane (info, host, p, staging, stream);
+  return res;
+}
+
+CUresult
+cf_frame_download (const GstVideoInfo * info, const CfStagingFrame * staging,
+    const CfHostFrame * host, CUstream stream)
+{
+  CUresult res = CUDA_SUCCESS;
+  guint p;
+
+  for (p = 0; p < staging->n_planes && res == CUDA_SUCCESS; p++)
+    res = cf_frame_copy_plane_async (info, p, CU_MEMORYTYPE_DEVICE,
+        (void *) (guintptr) staging->plane[p], staging->pitch[p],
+        CU_MEMORYTYPE_HOST, host->data[p], host->stride[p], stream);
   return res;
 }

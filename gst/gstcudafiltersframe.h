@@ -19,6 +19,7 @@
 #include "gstcudafiltersbase.h"
 
 #include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudamemory.h>
 
 G_BEGIN_DECLS
 
@@ -39,6 +40,10 @@ typedef struct
 typedef struct
 {
   gboolean whole;
+  /* the map is GStreamer's merged copy of a non-writable buffer's
+   * memories, freed at the unmap: a copy from it still in flight must be
+   * waited for first */
+  gboolean temporary;
   GstVideoFrame frame;
   GstMapInfo map;
   guint8 *data[GST_VIDEO_MAX_PLANES];
@@ -81,6 +86,17 @@ gboolean cf_frame_host_map (CfHostFrame * host, GstBuffer * buffer,
 
 void cf_frame_host_unmap (CfHostFrame * host, GstBuffer * buffer);
 
+/* The buffer's one GstCudaMemory when it is of @context (read and written
+ * in place), else NULL. */
+GstCudaMemory *cf_frame_cuda_memory (GstBuffer * buffer,
+    GstCudaContext * context);
+
+/* Maps a CUDA-memory buffer for the kernels, with @layout from
+ * cf_frame_buffer_layout(); the kernels see @info's format and size. */
+gboolean cf_frame_cuda_map (GstVideoFrame * frame, const GstVideoInfo * info,
+    const GstVideoInfo * layout, GstBuffer * buffer, GstMapFlags flags,
+    GstCudaFiltersFrame * dev);
+
 /* Frees the planes when @pushed (the context is current), and forgets them
  * in any case: a stale frame of another context or size is never reused
  * (leaking it is the lesser harm). */
@@ -98,8 +114,8 @@ void cf_frame_staging_to_device (const CfStagingFrame * staging,
 
 /* Copies a plane between host and device on @stream.  Equal pitches make
  * the plane one contiguous span (padding between rows included), copied as
- * a single row: a strided 2D DMA of thousands of short rows is several
- * times slower over PCIe. */
+ * a single row: a strided 2D DMA of thousands of short rows is slower
+ * (docs/design/gpu-path.md). */
 CUresult cf_frame_copy_plane_async (const GstVideoInfo * info, guint plane,
     CUmemorytype src_type, const void *src, gsize src_pitch,
     CUmemorytype dst_type, void *dst, gsize dst_pitch, CUstream stream);
@@ -109,6 +125,15 @@ CUresult cf_frame_copy_plane_async (const GstVideoInfo * info, guint plane,
  * only; that copy is waited for before its source is freed. */
 CUresult cf_frame_upload_plane (const GstVideoInfo * info,
     const CfHostFrame * host, guint plane, const CfStagingFrame * staging,
+    CUstream stream);
+
+/* Uploads every plane of @host into @staging on @stream. */
+CUresult cf_frame_upload (const GstVideoInfo * info, const CfHostFrame * host,
+    const CfStagingFrame * staging, CUstream stream);
+
+/* Downloads every plane of @staging into @host on @stream. */
+CUresult cf_frame_download (const GstVideoInfo * info,
+    const CfStagingFrame * staging, const CfHostFrame * host,
     CUstream stream);
 
 G_END_DECLS

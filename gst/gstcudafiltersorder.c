@@ -13,7 +13,7 @@
  * (gstcudafiltersbase.c) orders its work with what is here: one stream
  * waiting for another through an event, and input frames held until the
  * GPU has read them.  Built against gstreamer-cuda-1.0 1.24 and later
- * only (docs/architecture.md, "Streams"). */
+ * only (docs/design/gpu-path.md, "Streams"). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -58,6 +58,47 @@ gst_cuda_filters_order_streams (CUstream later, CUstream earlier, CfEvent event)
   if (err == 0)
     err = cf_event_wait_on ((CfStream) later, event);
   return err;
+}
+
+/* A build with -DCF_TEST_WITHOUT_STREAM_ORDER neither waits for the input's
+ * stream nor holds the input: tests/check/libs/stream-order.c must then fail
+ * (docs/development.md). */
+#ifdef CF_TEST_WITHOUT_STREAM_ORDER
+#define STREAM_ORDER FALSE
+#else
+#define STREAM_ORDER TRUE
+#endif
+
+/**
+ * gst_cuda_filters_order_after_memory:
+ *
+ * Work queued on @stream from now on starts after the work queued so far
+ * on @mem's stream: 1.24+ producers push before their writes are done, and
+ * mapping for CUDA may have just queued an upload there.
+ */
+CfError
+gst_cuda_filters_order_after_memory (CUstream stream, GstMemory * mem,
+    CfEvent event)
+{
+  if (!STREAM_ORDER)
+    return 0;
+  return gst_cuda_filters_order_streams (stream,
+      gst_cuda_filters_memory_stream (mem), event);
+}
+
+/**
+ * gst_cuda_filters_order_memory_after:
+ *
+ * The other way: work queued from now on on @mem's stream starts after the
+ * work queued so far on @stream, so that its consumers, which wait for
+ * that stream, see our writes.
+ */
+CfError
+gst_cuda_filters_order_memory_after (GstMemory * mem, CUstream stream,
+    CfEvent event)
+{
+  return gst_cuda_filters_order_streams (gst_cuda_filters_memory_stream (mem),
+      stream, event);
 }
 
 /* Input frames pushed on while the GPU may still read them (on 1.24+ the
@@ -226,6 +267,21 @@ gst_cuda_filters_held_frames_hold (GstCudaFiltersHeldFrames * held,
   }
   g_mutex_unlock (&held->lock);
   return err;
+}
+
+/**
+ * gst_cuda_filters_hold_input:
+ *
+ * The input may still be read by the GPU when it is pushed on: held until
+ * the work queued so far on @stream is done.
+ */
+CfError
+gst_cuda_filters_hold_input (GstCudaFiltersHeldFrames * held,
+    GstBuffer * buffer, CUstream stream)
+{
+  if (!STREAM_ORDER)
+    return 0;
+  return gst_cuda_filters_held_frames_hold (held, buffer, stream);
 }
 
 /* Waits until every held frame is let go. */

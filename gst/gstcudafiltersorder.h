@@ -25,6 +25,12 @@ CUstream gst_cuda_filters_memory_stream (GstMemory * mem);
 CfError gst_cuda_filters_order_streams (CUstream later, CUstream earlier,
     CfEvent event);
 
+CfError gst_cuda_filters_order_after_memory (CUstream stream, GstMemory * mem,
+    CfEvent event);
+
+CfError gst_cuda_filters_order_memory_after (GstMemory * mem, CUstream stream,
+    CfEvent event);
+
 typedef struct _GstCudaFiltersHeldFrames GstCudaFiltersHeldFrames;
 
 GstCudaFiltersHeldFrames *gst_cuda_filters_held_frames_new (void);
@@ -38,6 +44,9 @@ void gst_cuda_filters_held_frames_unprepare (GstCudaFiltersHeldFrames * held,
     gboolean context_current);
 
 CfError gst_cuda_filters_held_frames_hold (GstCudaFiltersHeldFrames * held,
+    GstBuffer * buffer, CUstream stream);
+
+CfError gst_cuda_filters_hold_input (GstCudaFiltersHeldFrames * held,
     GstBuffer * buffer, CUstream stream);
 
 void gst_cuda_filters_held_frames_wait_empty (GstCudaFiltersHeldFrames * held);

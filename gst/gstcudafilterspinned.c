@@ -9,9 +9,9 @@
 
 /* The elements propose pools of this memory upstream through the allocation
  * query, so producers write frames straight into memory the GPU's copy
- * engines read at full PCIe speed: a copy from pageable memory goes through
- * a driver bounce buffer at a fraction of that.  To everything else it is
- * ordinary system memory. */
+ * engines read by DMA: a copy from pageable memory goes through a bounce
+ * buffer of the driver, and the CPU waits for it (docs/design/gpu-path.md).
+ * To everything else it is ordinary system memory. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -16,7 +16,7 @@
 G_BEGIN_DECLS
 
 /* The memory type of what this allocator hands out: system memory that any
- * CPU code maps as usual and the GPU copies from at full PCIe speed. */
+ * CPU code maps as usual and the GPU copies from by DMA, without staging. */
 #define GST_CUDA_FILTERS_PINNED_MEMORY_TYPE "CudaFiltersPinnedMemory"
 
 #define GST_TYPE_CUDA_FILTERS_PINNED_ALLOCATOR \

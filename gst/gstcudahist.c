@@ -101,8 +101,8 @@ gst_cuda_hist_total_size (GstCudaFiltersAnalysis * analysis,
   return N_COUNTS * sizeof (guint64);
 }
 
-/* The kernel adds into device memory and has no last block to wait for:
- * on the H100 that took 1.1-1.3 us off every launch (docs/notes.md). */
+/* The kernel adds into device memory and has no last block to wait for,
+ * which shortens every launch (docs/design/hist.md). */
 static gsize
 gst_cuda_hist_device_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)

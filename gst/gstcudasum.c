@@ -260,9 +260,8 @@ total_rows (SumTotal * t)
   return (guint64 *) (t + 1);
 }
 
-/* The kernels add into device memory and have no last block to wait for:
- * on the H100 that took 1.0-1.5 us off every launch of the statistics,
- * 2.0-2.5 us with everything at 4K (docs/notes.md, cudasum v6). */
+/* The kernels add into device memory and have no last block to wait for,
+ * which shortens every launch of the statistics (docs/design/sum.md). */
 static gsize
 gst_cuda_sum_device_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)
@@ -417,10 +416,8 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   /* The histogram first: its ordinary loads leave the end of the frame
    * in L2 for the statistics' pass (which, with luma features, reads
    * with evict-first loads and would leave little of it the other way
-   * round).  On an H100 at 4K RGBA, statistics and percentiles took
-   * 26.0-26.3 us so against 29.6-29.9 the other way round, and with
-   * every detector 36.4-36.8 against 42.6-42.7 (docs/notes.md, cudasum,
-   * percentiles).  The statistics' launch zeroes all of the next frame's
+   * round), so this order is the quicker one (docs/design/sum.md).  The
+   * statistics' launch zeroes all of the next frame's
    * sums, the histogram's too (whether or not this frame counts one). */
   err = 0;
   if (percentiles)

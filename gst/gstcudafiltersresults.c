@@ -1,0 +1,730 @@
+/* GStreamer
+ * gst-cudafilters: the results of the analysis elements, from the GPU to
+ * the interval (gstcudafiltersresults.h).
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudafiltersresults.h"
+
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+#include <string.h>
+
+/* (the analysis base class's: results are its work) */
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_filters_analysis_debug);
+#define GST_CAT_DEFAULT gst_cuda_filters_analysis_debug
+
+#define MAX_IN_FLIGHT CF_RESULTS_MAX_IN_FLIGHT
+/* device buffers analyse() adds into, in turn: frame n adds into
+ * buffer n % N_SUMS and zeroes the next one, whose copy to the host (of
+ * frame n + 1 - N_SUMS) its kernels wait for; with 4 that copy is long
+ * done, and the kernels of consecutive frames follow each other without
+ * waiting for any copy */
+#define N_SUMS 4
+/* result slots start at this alignment in the pinned block */
+#define SLOT_ALIGN 256
+/* Seconds the GPU may take over one frame before the element gives up with
+ * an error instead of waiting on.  A busy GPU shared with other work or a
+ * display may be slow; one that has not finished a frame in 10 s has
+ * stopped answering (a hung kernel, a device lost or being reset). */
+#define GPU_TIMEOUT_S 10
+
+struct _CfResults
+{
+  GstCudaFiltersAnalysis *self;
+  CfResultsAddFunc add;
+  CfResultsResetFunc reset;
+
+  /* the slot reserve() took for the next frame, or -1 */
+  gint reserved;
+
+  /* Held by the worker from checking a frame's generation until its
+   * messages are posted, and by FLUSH_STOP to bump the generation: once
+   * FLUSH_STOP has been handled, no result message of a frame before it
+   * can follow (the ordering `level` gets from posting under the stream
+   * lock).  So a bus sync handler, which runs on the worker's thread
+   * while a message is posted, must not wait for a thread that flushes.
+   * Taken before `lock`; recursive, so that a sync handler that flushes
+   * from the worker's own thread does not deadlock (the message it is
+   * handling then reaches the bus after that flush). */
+  GRecMutex post_lock;
+
+  /* everything below is under lock */
+  GMutex lock;
+  GCond cond;
+  GThread *worker;
+  gboolean quit;
+  GQueue queue;                 /* of CfResultFrame, oldest first */
+  guint generation;             /* bumped on flush: results dropped */
+  CfError error;                /* a failure seen by the worker */
+  gboolean error_posted;        /* its element error is on the bus */
+  /* FLUSH_START to FLUSH_STOP, and from PAUSED_TO_READY on: the streaming
+   * thread's waits end with GST_FLOW_FLUSHING */
+  gboolean flushing;
+  /* when the worker began waiting for the GPU (monotonic, us), 0 when it
+   * does not wait; and whether that took longer than GPU_TIMEOUT_S */
+  gint64 gpu_wait_start;
+  gboolean timed_out;
+
+  /* result slots: pinned host memory, where the kernels' sums are copied
+   * to */
+  gsize slot_size;
+  guint8 *slots;
+  CfEvent events[MAX_IN_FLIGHT];
+  gboolean slot_busy[MAX_IN_FLIGHT];
+
+  /* the buffers analyse() adds into, N_SUMS of them, copied to the slots
+   * on a stream of their own (copy_stream) */
+  gsize device_size, device_stride;
+  CUdeviceptr sums;
+  guint sums_next;
+  CUstream copy_stream;
+  CfEvent added[N_SUMS];        /* the kernels adding into a buffer are done */
+  CfEvent copied[N_SUMS];       /* its copy to the host is done */
+  gboolean sums_unknown;        /* a frame failed half-way: zero them again */
+};
+
+CfResults *
+cf_results_new (GstCudaFiltersAnalysis * self, CfResultsAddFunc add,
+    CfResultsResetFunc reset)
+{
+  CfResults *r = g_new0 (CfResults, 1);
+
+  r->self = self;
+  r->add = add;
+  r->reset = reset;
+  r->reserved = -1;
+  g_mutex_init (&r->lock);
+  g_rec_mutex_init (&r->post_lock);
+  g_cond_init (&r->cond);
+  g_queue_init (&r->queue);
+  return r;
+}
+
+void
+cf_results_free (CfResults * r)
+{
+  if (!r)
+    return;
+  g_mutex_clear (&r->lock);
+  g_rec_mutex_clear (&r->post_lock);
+  g_cond_clear (&r->cond);
+  g_free (r);
+}
+
+void
+cf_results_lock (CfResults * r)
+{
+  g_mutex_lock (&r->lock);
+}
+
+void
+cf_results_unlock (CfResults * r)
+{
+  g_mutex_unlock (&r->lock);
+}
+
+void
+cf_results_set_device_size (CfResults * r, gsize device_size)
+{
+  r->device_size = device_size;
+}
+
+gboolean
+cf_results_usable (CfResults * r)
+{
+  return !r->flushing && r->error == 0 && !r->timed_out;
+}
+
+static gpointer
+slot_data (CfResults * r, guint slot)
+{
+  return r->slots + (gsize) slot *r->slot_size;
+}
+
+static void
+frame_free (CfResultFrame * p)
+{
+  gst_clear_buffer (&p->buffer);
+  gst_clear_object (&p->context);
+  g_free (p);
+}
+
+static void
+release_slot (CfResults * r, guint slot)
+{
+  g_mutex_lock (&r->lock);
+  r->slot_busy[slot] = FALSE;
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+}
+
+void
+cf_results_drop_frame (CfResults * r, CfResultFrame * p)
+{
+  if (!p)
+    return;
+  release_slot (r, p->slot);
+  frame_free (p);
+}
+
+static CfError
+wait_for_gpu (CfResults * r, CfResultFrame * p)
+{
+  CfError err = CF_ERROR_MEMORY_ALLOCATION;
+
+  if (gst_cuda_context_push (p->context)) {
+    err = cf_event_wait (r->events[p->slot]);
+    gst_cuda_context_pop (NULL);
+  }
+  return err;
+}
+
+/* One wait of a thread that waits for the worker, with the lock held:
+ * GST_FLOW_OK when woken (the caller checks what it waits for again),
+ * GST_FLOW_FLUSHING when flushing and @interruptible, GST_FLOW_ERROR once
+ * the worker has waited GPU_TIMEOUT_S for one frame (or did before).  The
+ * worker itself waits in cuEventSynchronize, which has no timeout and
+ * cannot be woken: it is the streaming thread's waits that end. */
+static GstFlowReturn
+wait_for_worker (CfResults * r, gboolean interruptible)
+{
+  const gint64 timeout = GPU_TIMEOUT_S * G_TIME_SPAN_SECOND;
+  gint64 now, deadline;
+
+  if (interruptible && r->flushing)
+    return GST_FLOW_FLUSHING;
+  if (r->timed_out)
+    return GST_FLOW_ERROR;
+  now = g_get_monotonic_time ();
+  if (r->gpu_wait_start > 0) {
+    deadline = r->gpu_wait_start + timeout;
+    if (now >= deadline) {
+      r->timed_out = TRUE;
+      return GST_FLOW_ERROR;
+    }
+  } else {
+    /* the worker is not waiting for the GPU (it posts, or is about to
+     * wait): look again in a second (it does not wake us when it starts) */
+    deadline = now + G_TIME_SPAN_SECOND;
+  }
+  g_cond_wait_until (&r->cond, &r->lock, deadline);
+  return GST_FLOW_OK;
+}
+
+/* Posts the element error of a frame whose results failed, once, from
+ * whichever thread sees it first: the worker as soon as it happens (the
+ * stream may have no next frame, or stop without EOS), the streaming
+ * thread where its own frame's meta failed. */
+static void
+post_results_error (CfResults * r, CfError err)
+{
+  gboolean first;
+
+  g_mutex_lock (&r->lock);
+  first = !r->error_posted;
+  r->error_posted = TRUE;
+  g_mutex_unlock (&r->lock);
+  if (first) {
+    GST_ELEMENT_ERROR (r->self, STREAM, FAILED,
+        ("CUDA failed while computing a frame's results: %s.",
+            cf_error_name (err)), (NULL));
+  }
+}
+
+/* The error of a GPU that stopped answering (wait_for_worker()), once. */
+void
+cf_results_post_timeout_error (CfResults * r)
+{
+  gboolean first;
+  guint queued;
+
+  g_mutex_lock (&r->lock);
+  r->timed_out = TRUE;
+  first = !r->error_posted;
+  r->error_posted = TRUE;
+  queued = g_queue_get_length (&r->queue);
+  g_mutex_unlock (&r->lock);
+  if (first) {
+    GST_ELEMENT_ERROR (r->self, STREAM, FAILED,
+        ("The GPU did not finish a frame within %d seconds.", GPU_TIMEOUT_S),
+        ("%u frame(s) in flight; a hung kernel or a lost device?  Their "
+            "results are dropped.", queued));
+  }
+}
+
+/* The error that ends every later frame, posted (once), or GST_FLOW_OK.
+ * Called with the lock; returns without it. */
+static GstFlowReturn
+unlock_and_check_error (CfResults * r)
+{
+  CfError err = r->error;
+  gboolean timed_out = r->timed_out;
+
+  g_mutex_unlock (&r->lock);
+  if (err != 0)
+    post_results_error (r, err);
+  else if (timed_out)
+    cf_results_post_timeout_error (r);
+  return err != 0 || timed_out ? GST_FLOW_ERROR : GST_FLOW_OK;
+}
+
+GstFlowReturn
+cf_results_check_error (CfResults * r)
+{
+  g_mutex_lock (&r->lock);
+  return unlock_and_check_error (r);
+}
+
+/* The worker: waits for the oldest frame's result, sums it, posts what is
+ * due, and only then lets the frame go, so that an empty queue means every
+ * message is out. */
+static gpointer
+worker_loop (gpointer data)
+{
+  CfResults *r = data;
+  GstElement *element = GST_ELEMENT (r->self);
+
+  g_mutex_lock (&r->lock);
+  for (;;) {
+    CfResultFrame *p;
+    GstMessage *msg = NULL, *closed = NULL;
+    CfError err, failed = 0;
+
+    while (!r->quit && g_queue_is_empty (&r->queue))
+      g_cond_wait (&r->cond, &r->lock);
+    if (g_queue_is_empty (&r->queue))
+      break;
+    p = g_queue_peek_head (&r->queue);
+    r->gpu_wait_start = g_get_monotonic_time ();
+    g_mutex_unlock (&r->lock);
+
+    err = wait_for_gpu (r, p);
+
+    g_mutex_lock (&r->lock);
+    r->gpu_wait_start = 0;
+    p->done = TRUE;
+    p->err = err;
+    g_cond_broadcast (&r->cond);        /* a frame waiting for its meta */
+    g_mutex_unlock (&r->lock);
+
+    g_rec_mutex_lock (&r->post_lock);
+    g_mutex_lock (&r->lock);
+    if (err != 0) {
+      GST_WARNING_OBJECT (r->self, "frame's results failed: %s",
+          cf_error_name (err));
+      if (r->error == 0)
+        r->error = failed = err;
+    } else if (p->generation == r->generation && cf_results_usable (r)) {
+      msg = r->add (r->self, p, slot_data (r, p->slot), &closed);
+    }
+    g_mutex_unlock (&r->lock);
+
+    if (closed) {
+      gst_element_post_message (element, closed);
+      /* a bus sync handler may have flushed from this thread meanwhile
+       * (post_lock is recursive): then msg is of a frame before it */
+      g_mutex_lock (&r->lock);
+      if (msg && p->generation != r->generation)
+        gst_clear_message (&msg);
+      g_mutex_unlock (&r->lock);
+    }
+    if (msg)
+      gst_element_post_message (element, msg);
+    g_rec_mutex_unlock (&r->post_lock);
+    if (failed != 0)
+      post_results_error (r, failed);
+
+    g_mutex_lock (&r->lock);
+    /* (the streaming thread reads the slot for a meta, under the lock and
+     * without waiting for anything: not for long) */
+    while (p->reader)
+      g_cond_wait (&r->cond, &r->lock);
+    g_queue_pop_head (&r->queue);
+    r->slot_busy[p->slot] = FALSE;
+    g_cond_broadcast (&r->cond);
+    g_mutex_unlock (&r->lock);
+    frame_free (p);
+    g_mutex_lock (&r->lock);
+  }
+  g_mutex_unlock (&r->lock);
+  return NULL;
+}
+
+void
+cf_results_start (CfResults * r)
+{
+  g_mutex_lock (&r->lock);
+  r->quit = FALSE;
+  r->error = 0;
+  r->error_posted = FALSE;
+  r->flushing = FALSE;
+  r->timed_out = FALSE;
+  r->gpu_wait_start = 0;
+  r->reset (r->self);
+  r->worker = g_thread_new ("cudafilters-results", worker_loop, r);
+  g_mutex_unlock (&r->lock);
+}
+
+void
+cf_results_stop (CfResults * r)
+{
+  GThread *worker;
+
+  g_mutex_lock (&r->lock);
+  r->quit = TRUE;
+  worker = r->worker;
+  r->worker = NULL;
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+  if (worker)
+    g_thread_join (worker);
+}
+
+/* Waits until every queued frame is done and its messages are posted
+ * (gstcudafiltersresults.h).  Without @interruptible, the slots the GPU
+ * copies into are about to be freed, and freeing them under it could
+ * crash: a GPU past the timeout is reported while it waits on. */
+GstFlowReturn
+cf_results_drain (CfResults * r, gboolean interruptible)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean late = FALSE;
+
+  g_mutex_lock (&r->lock);
+  while (r->worker && !g_queue_is_empty (&r->queue)) {
+    if (late) {
+      g_cond_wait (&r->cond, &r->lock);
+      continue;
+    }
+    ret = wait_for_worker (r, interruptible);
+    if (ret == GST_FLOW_OK)
+      continue;
+    if (interruptible)
+      break;
+    late = TRUE;
+    ret = GST_FLOW_OK;
+    g_mutex_unlock (&r->lock);
+    cf_results_post_timeout_error (r);
+    g_mutex_lock (&r->lock);
+  }
+  g_mutex_unlock (&r->lock);
+  return ret;
+}
+
+/* Waits for a message being posted (see post_lock). */
+void
+cf_results_drop_pending (CfResults * r)
+{
+  g_rec_mutex_lock (&r->post_lock);
+  g_mutex_lock (&r->lock);
+  r->generation++;
+  r->reset (r->self);
+  g_mutex_unlock (&r->lock);
+  g_rec_mutex_unlock (&r->post_lock);
+}
+
+/* FLUSH_START (from any thread) or the change to READY.  post_lock is not
+ * taken: a message being posted goes out before FLUSH_STOP, which does
+ * wait for it. */
+void
+cf_results_start_flushing (CfResults * r, gboolean drop)
+{
+  g_mutex_lock (&r->lock);
+  r->flushing = TRUE;
+  if (drop) {
+    r->generation++;
+    r->reset (r->self);
+  }
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+}
+
+void
+cf_results_stop_flushing (CfResults * r)
+{
+  g_mutex_lock (&r->lock);
+  r->flushing = FALSE;
+  g_mutex_unlock (&r->lock);
+}
+
+/* With @can_free: called with the context current, nothing in flight.
+ * Without, everything is forgotten, not freed (see release in
+ * gstcudafiltersbase.h). */
+void
+cf_results_free_slots (CfResults * r, gboolean can_free)
+{
+  guint i;
+
+  /* (nothing should be in flight; a failed frame's copy may be) */
+  if (can_free && r->copy_stream)
+    gst_cuda_result (CuStreamSynchronize (r->copy_stream));
+  for (i = 0; i < MAX_IN_FLIGHT; i++) {
+    if (can_free)
+      cf_event_destroy (r->events[i]);
+    r->events[i] = NULL;
+  }
+  for (i = 0; i < N_SUMS; i++) {
+    if (can_free) {
+      cf_event_destroy (r->added[i]);
+      cf_event_destroy (r->copied[i]);
+    }
+    r->added[i] = r->copied[i] = NULL;
+  }
+  if (can_free && r->slots)
+    gst_cuda_result (CuMemFreeHost (r->slots));
+  r->slots = NULL;
+  if (can_free && r->sums)
+    gst_cuda_result (CuMemFree (r->sums));
+  r->sums = 0;
+  r->sums_next = 0;
+  r->sums_unknown = FALSE;
+  if (can_free && r->copy_stream)
+    gst_cuda_result (CuStreamDestroy (r->copy_stream));
+  r->copy_stream = NULL;
+  g_mutex_lock (&r->lock);
+  memset (r->slot_busy, 0, sizeof (r->slot_busy));
+  g_mutex_unlock (&r->lock);
+}
+
+/* The device buffers of analyse(), zeroed on @stream, their events and
+ * the copy stream.  Called with the context current. */
+static CfError
+ensure_sums (CfResults * r, CfStream stream)
+{
+  CfError err = 0;
+  guint i;
+
+  r->device_stride = GST_ROUND_UP_N (MAX (r->device_size, 1), SLOT_ALIGN);
+  if (!gst_cuda_result (CuMemAlloc (&r->sums, r->device_stride * N_SUMS))) {
+    r->sums = 0;
+    return CF_ERROR_MEMORY_ALLOCATION;
+  }
+  if (!gst_cuda_result (CuStreamCreate (&r->copy_stream,
+              CU_STREAM_NON_BLOCKING))) {
+    r->copy_stream = NULL;
+    return CF_ERROR_MEMORY_ALLOCATION;
+  }
+  for (i = 0; i < N_SUMS && err == 0; i++) {
+    err = cf_event_create (&r->added[i]);
+    if (err == 0)
+      err = cf_event_create (&r->copied[i]);
+  }
+  if (err == 0)
+    err = cf_fill_plane ((void *) (guintptr) r->sums,
+        r->device_stride * N_SUMS, r->device_stride * N_SUMS, 1, 0, stream);
+  return err;
+}
+
+/* Called with the context current. */
+static CfError
+ensure_slots (CfResults * r, CfStream stream)
+{
+  CfError err = 0;
+  guint i;
+
+  if (r->slots)
+    return 0;
+  /* the subclass's header, then the sums copied from the device */
+  r->slot_size = GST_ROUND_UP_N (MAX (GST_CUDA_FILTERS_ANALYSIS_GET_CLASS
+          (r->self)->device_offset + r->device_size, 1), SLOT_ALIGN);
+  if (!gst_cuda_result (CuMemAllocHost ((void **) &r->slots,
+              r->slot_size * MAX_IN_FLIGHT))) {
+    r->slots = NULL;
+    return CF_ERROR_MEMORY_ALLOCATION;
+  }
+  for (i = 0; i < MAX_IN_FLIGHT && err == 0; i++)
+    err = cf_event_create (&r->events[i]);
+  if (err == 0)
+    err = ensure_sums (r, stream);
+  if (err != 0)
+    cf_results_free_slots (r, TRUE);    /* all or nothing: the next frame retries */
+  return err;
+}
+
+static gpointer
+sums_data (CfResults * r, guint i)
+{
+  return (gpointer) (guintptr) (r->sums + (CUdeviceptr) i * r->device_stride);
+}
+
+/* The kernels add into the next buffer on @stream, and the buffer goes to
+ * the slot on the copy stream, whose end is what the worker waits for. */
+static CfError
+analyse_on_device (CfResults * r, CfResultFrame * p, CfStream stream)
+{
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (r->self);
+  CfStream copy = (CfStream) r->copy_stream;
+  guint n = r->sums_next, next = (n + 1) % N_SUMS;
+  CfError err = 0;
+
+  if (r->sums_unknown) {
+    /* a buffer may have missed its zeroing: all again, once no copy
+     * reads them */
+    guint i;
+
+    for (i = 0; i < N_SUMS && err == 0; i++)
+      err = cf_event_wait (r->copied[i]);
+    if (err == 0)
+      err = cf_fill_plane ((void *) (guintptr) r->sums,
+          r->device_stride * N_SUMS, r->device_stride * N_SUMS, 1, 0, stream);
+    if (err != 0)
+      return err;
+    r->sums_unknown = FALSE;
+  }
+  /* the next buffer is zeroed by these kernels: its last copy is out */
+  err = cf_event_wait_on (stream, r->copied[next]);
+  if (err == 0)
+    err = klass->analyse (r->self, &p->region, slot_data (r, p->slot),
+        sums_data (r, n), sums_data (r, next), stream);
+  if (err == 0)
+    err = cf_event_record (r->added[n], stream);
+  if (err == 0)
+    err = cf_event_wait_on (copy, r->added[n]);
+  if (err == 0)
+    err = cf_copy_to_host ((guint8 *) slot_data (r, p->slot) +
+        klass->device_offset, sums_data (r, n), r->device_size, copy);
+  if (err == 0)
+    err = cf_event_record (r->copied[n], copy);
+  if (err == 0)
+    err = cf_event_record (r->events[p->slot], copy);
+  r->sums_next = next;
+  r->sums_unknown = err != 0;
+  return err;
+}
+
+CfError
+cf_results_analyse (CfResults * r, CfResultFrame * p, CfStream stream)
+{
+  CfError err = ensure_slots (r, stream);
+
+  if (err == 0)
+    err = analyse_on_device (r, p, stream);
+  if (err != 0)
+    cf_results_drop_frame (r, p);
+  return err;
+}
+
+/* Taken before the base class runs the frame, so that a wait can end in
+ * GST_FLOW_FLUSHING (a flush, the change to READY) or in an error of its
+ * own (a GPU that stopped answering) rather than in a CUDA error. */
+GstFlowReturn
+cf_results_reserve (CfResults * r)
+{
+  GstFlowReturn ret;
+  guint i;
+
+  g_mutex_lock (&r->lock);
+  for (;;) {
+    if (r->error != 0 || r->timed_out)
+      return unlock_and_check_error (r);
+    if (r->flushing) {
+      ret = GST_FLOW_FLUSHING;
+      break;
+    }
+    for (i = 0; i < MAX_IN_FLIGHT && r->slot_busy[i]; i++);
+    if (i < MAX_IN_FLIGHT) {
+      r->slot_busy[i] = TRUE;
+      r->reserved = (gint) i;
+      ret = GST_FLOW_OK;
+      break;
+    }
+    ret = wait_for_worker (r, TRUE);
+    if (ret == GST_FLOW_ERROR)
+      return unlock_and_check_error (r);
+    if (ret != GST_FLOW_OK)
+      break;
+  }
+  g_mutex_unlock (&r->lock);
+  return ret;
+}
+
+void
+cf_results_unreserve (CfResults * r)
+{
+  if (r->reserved >= 0)
+    release_slot (r, (guint) r->reserved);
+  r->reserved = -1;
+}
+
+CfResultFrame *
+cf_results_take_frame (CfResults * r, GstCudaContext * context)
+{
+  CfResultFrame *p;
+
+  /* (transform_ip() took a slot; the base class calls process() from
+   * there only) */
+  g_return_val_if_fail (r->reserved >= 0, NULL);
+  p = g_new0 (CfResultFrame, 1);
+  p->slot = (guint) r->reserved;
+  r->reserved = -1;
+  p->context = gst_object_ref (context);
+  return p;
+}
+
+void
+cf_results_enqueue (CfResults * r, CfResultFrame * p)
+{
+  g_mutex_lock (&r->lock);
+  p->generation = r->generation;
+  g_queue_push_tail (&r->queue, p);
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+}
+
+void
+cf_results_hand_over (CfResults * r, CfResultFrame * p, GstBuffer * buffer)
+{
+  g_mutex_lock (&r->lock);
+  p->buffer = gst_buffer_ref (buffer);
+  p->reader = FALSE;
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+}
+
+GstFlowReturn
+cf_results_read (CfResults * r, CfResultFrame * p, GstBuffer * buf,
+    CfResultsReadFunc read)
+{
+  gboolean writable = gst_buffer_is_writable (buf);
+  GstFlowReturn ret = GST_FLOW_OK;
+  CfError err;
+
+  g_mutex_lock (&r->lock);
+  while (!p->done && (ret = wait_for_worker (r, TRUE)) == GST_FLOW_OK);
+  if (!p->done) {
+    p->buffer = gst_buffer_ref (buf);
+    p->reader = FALSE;
+    g_cond_broadcast (&r->cond);
+    g_mutex_unlock (&r->lock);
+    if (ret == GST_FLOW_ERROR)
+      cf_results_post_timeout_error (r);
+    return ret;
+  }
+
+  err = p->err;
+  /* under the lock: the subclass's callbacks run one at a time */
+  if (err == 0 && writable)
+    read (r->self, buf, p, slot_data (r, p->slot));
+  /* the worker may let the slot go */
+  p->reader = FALSE;
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+
+  if (err != 0) {
+    post_results_error (r, err);
+    return GST_FLOW_ERROR;
+  }
+  if (!writable)
+    GST_WARNING_OBJECT (r->self, "buffer not writable, no meta attached");
+  return GST_FLOW_OK;
+}

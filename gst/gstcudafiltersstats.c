@@ -1,0 +1,139 @@
+/* GStreamer
+ * gst-cudafilters: the arithmetic and the value arrays of the analysis
+ * elements' messages (declared in gstcudafiltersanalysis.h).
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Exact sums past 64 bits, the variance and percentiles computed from
+ * them, and arrays of values in a message: what cudahist and cudasum build
+ * their results with, tested on the CPU in tests/check/libs/base.c. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudafiltersanalysis.h"
+
+/**
+ * gst_cuda_filters_structure_take_array:
+ * @s: the structure
+ * @name: the field
+ * @type: G_TYPE_UINT64, G_TYPE_UINT or G_TYPE_DOUBLE
+ * @n: how many values
+ * @values: @n guint64, guint or gdouble
+ *
+ * Sets field @name of @s to a GstValueArray of @values.  Each value is
+ * handed to the array (gst_value_array_append_and_take_value), not copied
+ * into it: a message of 4 x 256 counts is built on the worker's thread for
+ * every interval, and a copy of each value is work for nothing
+ * (docs/design/analysis.md).
+ */
+void
+gst_cuda_filters_structure_take_array (GstStructure * s, const gchar * name,
+    GType type, guint n, gconstpointer values)
+{
+  GValue array = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&array, n);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, type);
+    if (type == G_TYPE_UINT64)
+      g_value_set_uint64 (&v, ((const guint64 *) values)[i]);
+    else if (type == G_TYPE_UINT)
+      g_value_set_uint (&v, ((const guint *) values)[i]);
+    else
+      g_value_set_double (&v, ((const gdouble *) values)[i]);
+    gst_value_array_append_and_take_value (&array, &v);
+  }
+  gst_structure_take_value (s, name, &array);
+}
+
+/**
+ * gst_cuda_filters_variance_numerator:
+ * @n: samples
+ * @sum: their sum
+ * @sum_squares: the sum of their squares
+ *
+ * n sum_squares - sum^2, the numerator of the population variance
+ * (variance = numerator / n^2), computed exactly and rounded once to a
+ * double.  With @n and @sum in 64 bits and @sum_squares in 128, the
+ * product takes 192 bits: an interval of 2^57 samples of 0 and 255 already
+ * passes 2^128.  Without a 128-bit integer type (not GCC or Clang) it is
+ * computed in long double, exactly only while the terms fit its mantissa.
+ * A numerator below 0 (impossible for real samples) is 0.
+ */
+gdouble
+gst_cuda_filters_variance_numerator (guint64 n, guint64 sum,
+    const GstCudaFiltersU128 * sum_squares)
+{
+#ifdef __SIZEOF_INT128__
+  typedef unsigned __int128 u128;
+  /* n q as three 64-bit limbs l2 l1 l0: n q.lo + 2^64 n q.hi */
+  u128 low = (u128) n * sum_squares->lo;
+  u128 high = (u128) n * sum_squares->hi;
+  u128 middle = (low >> 64) + (guint64) high;
+  guint64 l0 = (guint64) low, l1 = (guint64) middle;
+  guint64 l2 = (guint64) (high >> 64) + (guint64) (middle >> 64);
+  /* minus s^2, two limbs */
+  u128 ss = (u128) sum * sum;
+  guint64 s0 = (guint64) ss, s1 = (guint64) (ss >> 64);
+  guint64 d0, d1, d2, borrow;
+
+  if (l2 == 0 && (l1 < s1 || (l1 == s1 && l0 <= s0)))
+    return 0.0;
+  d0 = l0 - s0;
+  borrow = l0 < s0;
+  d1 = l1 - s1 - borrow;
+  borrow = l1 < s1 || (l1 == s1 && borrow);
+  d2 = l2 - borrow;
+  /* the top 128 bits first, then the rest: one rounding where it counts */
+  if (d2 == 0)
+    return (gdouble) (((u128) d1 << 64) | d0);
+  return (gdouble) (((u128) d2 << 64) | d1) * 18446744073709551616.0 +
+      (gdouble) d0;
+#else
+  long double q = (long double) sum_squares->hi * 18446744073709551616.0L +
+      (long double) sum_squares->lo;
+  long double numerator = (long double) n * q - (long double) sum * sum;
+
+  return numerator > 0 ? (gdouble) numerator : 0.0;
+#endif
+}
+
+/**
+ * gst_cuda_filters_percentile:
+ * @counts: @n_values counts, of the values 0 to @n_values - 1
+ * @n_values: how many
+ * @n: their sum, the number of samples
+ * @p: the percentile, 0 to 100
+ *
+ * Returns: the smallest value v with at least ceil (p n / 100) samples
+ * <= v (at least 1 sample: the 0th percentile is the minimum); 0 without
+ * samples.  The rank is computed without forming p n, which passes 64 bits
+ * from n = 2^64 / 100 on.
+ */
+guint
+gst_cuda_filters_percentile (const guint64 * counts, guint n_values,
+    guint64 n, guint p)
+{
+  guint64 rank = n / 100 * p + (n % 100 * p + 99) / 100, seen = 0;
+  guint v;
+
+  if (n == 0 || n_values == 0)
+    return 0;
+  if (rank == 0)
+    rank = 1;
+  for (v = 0; v < n_values; v++) {
+    seen += counts[v];
+    if (seen >= rank)
+      return v;
+  }
+  return n_values - 1;
+}
