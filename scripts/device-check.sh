@@ -18,6 +18,8 @@ mkdir -p "$out"
 run=".device/run.sh"
 status=0
 step() { echo; echo "=== $*"; }
+# the kernels against their CPU references, one test an operation
+kernel_tests="kernels-gray kernels-plane kernels-blur kernels-hist kernels-sum"
 
 if [ "$what" != sanitize ]; then
 step "test suite"
@@ -41,8 +43,8 @@ for p in \
   rc=${PIPESTATUS[0]}
   echo "rc=$rc"; [ "$rc" = 0 ] || status=1
 done
-echo "--- bad device-id (must fail with a clear error)"
-bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray device-id=7 ! fakesink 2>&1 | head -4
+echo "--- bad cuda-device-id (must fail with a clear error)"
+bash $run gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudagray cuda-device-id=7 ! fakesink 2>&1 | head -4
 
 echo "--- the messages, as gst-launch -m prints them"
 bash $run gst-launch-1.0 -m videotestsrc num-buffers=3 pattern=smpte ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! cudahist bins=16 ! fakesink 2>&1 | tee "$out/cudahist-gst-launch.txt" | grep -m1 "cudahist, " | cut -c1-300
@@ -86,14 +88,14 @@ done 2>&1 | tee -a "$out/memcheck.log"
 
 step "test suite under compute-sanitizer synccheck (barriers)"
 rm -rf /tmp/sanitizer && mkdir -p /tmp/sanitizer
-bash $run test --timeout-multiplier 10 kernels cudagray cudablur cudahist cudasum \
+bash $run test --timeout-multiplier 10 $kernel_tests cudagray cudablur cudahist cudasum \
   --wrap "compute-sanitizer --tool synccheck --report-api-errors no --require-cuda-init no --error-exitcode 1 --print-limit 20 --log-file /tmp/sanitizer/%p.log" \
   2>&1 | tee "$out/synccheck.log" || status=1
 grep -h "ERROR SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/synccheck.log"
 
 step "test suite under compute-sanitizer racecheck (shared-memory kernels)"
 rm -rf /tmp/sanitizer && mkdir -p /tmp/sanitizer
-bash $run test --timeout-multiplier 20 kernels cudablur cudahist \
+bash $run test --timeout-multiplier 20 $kernel_tests cudablur cudahist \
   --wrap "compute-sanitizer --tool racecheck --report-api-errors no --error-exitcode 1 --print-limit 20 --log-file /tmp/sanitizer/%p.log" \
   2>&1 | tee "$out/racecheck.log" || status=1
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" /tmp/sanitizer/*.log | sort | uniq -c | tee -a "$out/racecheck.log"

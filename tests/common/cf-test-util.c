@@ -244,6 +244,81 @@ make_frame (GstVideoFormat format, gint w, gint h, guint pad, FrameKind kind)
   return buf;
 }
 
+GstStructure *
+cf_test_message_of (const gchar * launch, GstBuffer * in,
+    const GstVideoInfo * info, const gchar * what)
+{
+  GstBus *bus;
+  GstHarness *h = cf_test_new_harness (launch, &bus);
+  GstBuffer *copy = gst_buffer_copy_deep (in), *out;
+  GstStructure *s;
+
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  /* untouched: system memory frames are the very buffer pushed */
+  if (strstr (launch, "cudaupload") == NULL)
+    fail_unless (out == in, "%s: not passed through", what);
+  fail_unless (cf_test_frames_equal (out, copy, info), "%s: frame modified",
+      what);
+  s = cf_test_next_result (bus, 10 * GST_SECOND);
+  fail_unless (s != NULL, "%s: no message", what);
+  gst_buffer_unref (out);
+  gst_buffer_unref (copy);
+  cf_test_free_harness (h, bus);
+  return s;
+}
+
+GstHarness *
+cf_test_timed_harness (const gchar * launch, GstVideoFormat format,
+    gint width, gint height, GstBus ** bus)
+{
+  GstHarness *h = cf_test_new_harness (launch, bus);
+  GstVideoInfo info;
+  GstSegment segment;
+
+  gst_video_info_set_format (&info, format, width, height);
+  info.fps_n = 30;
+  info.fps_d = 1;
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.base = 10 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  return h;
+}
+
+void
+cf_test_push_timed (GstHarness * h, GstBuffer * frame, guint i)
+{
+  GstBuffer *buf = gst_buffer_copy_deep (frame);
+
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (i, GST_SECOND, 30);
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (i + 1, GST_SECOND, 30) -
+      GST_BUFFER_PTS (buf);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+}
+
+GstStructure *
+cf_test_meta_result (GstHarness * h, GstBuffer * in, const gchar * meta_name,
+    const gchar * name)
+{
+  GstCustomMeta *meta;
+  GstStructure *s;
+  GstBuffer *out;
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  meta = gst_buffer_get_custom_meta (out, meta_name);
+  fail_unless (meta != NULL, "no %s on the frame", meta_name);
+  s = gst_structure_copy (gst_custom_meta_get_structure (meta));
+  gst_structure_set_name (s, name);
+  gst_buffer_unref (out);
+  return s;
+}
+
 int
 cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
     Suite * (*make_suite) (void), const gchar * name, const gchar * file)

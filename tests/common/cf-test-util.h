@@ -103,4 +103,41 @@ typedef enum
 GstBuffer *make_frame (GstVideoFormat format, gint w, gint h, guint pad,
     FrameKind kind);
 
+/* A region of interest, as the analysis elements' roi-* properties */
+typedef struct
+{
+  guint x, y, w, h;             /* 0 w/h: to the edge */
+} Roi;
+
+/* the regions the analysis elements' results are tested on, in frames of
+ * 301 x 211 */
+static const Roi cf_test_rois[] G_GNUC_UNUSED = {
+  {0, 0, 0, 0}, {1, 1, 1, 1}, {3, 5, 17, 9}, {100, 0, 0, 1}, {0, 100, 1, 0},
+  {5000, 0, 0, 0},              /* outside: nothing analysed */
+  {298, 200, 50, 50},           /* clipped */
+};
+
+/* Pushes @in, a frame of @info, through @launch (a pipeline whose last
+ * element is an analysis element): the frame comes out with the same
+ * bytes, in system memory the very buffer pushed, and the message that
+ * comes is returned (to free).  @what names the case in failures. */
+GstStructure *cf_test_message_of (const gchar * launch, GstBuffer * in,
+    const GstVideoInfo * info, const gchar * what);
+
+/* A harness around @launch with caps of @format, @width x @height at 30
+ * frames a second, and a segment that starts at 10 s of running time. */
+GstHarness *cf_test_timed_harness (const gchar * launch, GstVideoFormat format,
+    gint width, gint height, GstBus ** bus);
+
+/* Pushes a copy of @frame as frame @i of 1/30 s, from 0, and drops what
+ * comes out. */
+void cf_test_push_timed (GstHarness * h, GstBuffer * frame, guint i);
+
+/* Pushes @in through @h, an analysis element with attach-meta=true, and
+ * returns (to free) a copy of the structure of the meta @meta_name on the
+ * frame that comes out, named @name as the element's messages are (the
+ * fields are theirs). */
+GstStructure *cf_test_meta_result (GstHarness * h, GstBuffer * in,
+    const gchar * meta_name, const gchar * name);
+
 #endif

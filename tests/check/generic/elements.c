@@ -1,6 +1,6 @@
 /* What needs no GPU: registration, documentation, properties, caps
  * negotiation rules, and a clear error when the element cannot start
- * (no driver or GPU here; a device-id that does not exist on a GPU
+ * (no driver or GPU here; a cuda-device-id that does not exist on a GPU
  * machine). */
 #include <gst/check/gstcheck.h>
 
@@ -50,12 +50,31 @@ GST_START_TEST (test_properties)
   gint matrix;
   GEnumClass *enum_class;
 
-  g_object_get (e, "device-id", &device_id, "matrix", &matrix, NULL);
+  g_object_get (e, "cuda-device-id", &device_id, "matrix", &matrix, NULL);
   fail_unless_equals_int (device_id, -1);
   fail_unless_equals_int (matrix, CF_GRAY_MATRIX_BT601);
 
-  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "device-id");
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "cuda-device-id");
   fail_unless (pspec->flags & GST_PARAM_MUTABLE_READY);
+  fail_if (pspec->flags & G_PARAM_DEPRECATED);
+
+  /* device-id, the old name, is a deprecated alias of the same value */
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "device-id");
+  fail_unless (pspec != NULL);
+  fail_unless (pspec->flags & G_PARAM_DEPRECATED);
+  fail_unless (pspec->flags & GST_PARAM_MUTABLE_READY);
+  fail_unless (g_str_has_prefix (g_param_spec_get_blurb (pspec),
+          "Deprecated: use cuda-device-id"));
+  g_object_set (e, "device-id", 2, NULL);
+  g_object_get (e, "cuda-device-id", &device_id, NULL);
+  fail_unless_equals_int (device_id, 2);
+  g_object_set (e, "cuda-device-id", 1, NULL);
+  g_object_get (e, "device-id", &device_id, NULL);
+  fail_unless_equals_int (device_id, 1);
+  gst_util_set_object_arg (G_OBJECT (e), "device-id", "-1");
+  g_object_get (e, "cuda-device-id", &device_id, NULL);
+  fail_unless_equals_int (device_id, -1);
   pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "matrix");
   fail_unless (pspec->flags & GST_PARAM_MUTABLE_PLAYING);
   fail_unless (pspec->flags & GST_PARAM_CONTROLLABLE);
@@ -271,7 +290,7 @@ check_start_error (const gchar * name)
   gboolean gpu = cf_test_gpu_available ();
 
   if (gpu)
-    g_object_set (e, "device-id", 4096, NULL);
+    g_object_set (e, "cuda-device-id", 4096, NULL);
   gst_element_set_bus (e, bus);
   fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
       GST_STATE_CHANGE_FAILURE);
@@ -279,7 +298,7 @@ check_start_error (const gchar * name)
   fail_unless (msg != NULL, "no error message");
   fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (e));
   gst_message_parse_error (msg, &err, NULL);
-  g_print ("%s: %s\n", gpu ? "bad device-id" : "no GPU", err->message);
+  g_print ("%s: %s\n", gpu ? "bad cuda-device-id" : "no GPU", err->message);
   if (gpu) {
     fail_unless_equals_string (err->message,
         "CUDA device 4096 does not exist.");

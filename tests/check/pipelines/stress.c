@@ -1212,8 +1212,8 @@ out:
 
 /* ---- 8. bad device id ---- */
 
-/* appsrc ! @element device-id=... ! appsink: frames exact after a
- * device-id that does not exist failed to start. */
+/* appsrc ! @element cuda-device-id=... ! appsink: frames exact after a
+ * cuda-device-id that does not exist failed to start. */
 static void
 case_bad_device_id (void)
 {
@@ -1230,13 +1230,13 @@ case_bad_device_id (void)
   gint w = 160, h = 90;
 
   for (i = 0; i < G_N_ELEMENTS (elements); i++) {
-    gchar *middle = g_strdup_printf ("%s name=el device-id=9999",
+    gchar *middle = g_strdup_printf ("%s name=el cuda-device-id=9999",
         elements[i]);
     GstStateChangeReturn r;
     GstVideoInfo info;
 
     g_free (what);
-    what = g_strdup_printf ("%s device-id=9999", elements[i]);
+    what = g_strdup_printf ("%s cuda-device-id=9999", elements[i]);
     g_free (line);
     line = launch_line (GST_VIDEO_FORMAT_RGBA, w, h, middle,
         "appsink name=sink sync=false");
@@ -1253,10 +1253,11 @@ case_bad_device_id (void)
 
     /* the same element, device 0 */
     g_free (what);
-    what = g_strdup_printf ("%s device-id=0 after 9999", elements[i]);
+    what = g_strdup_printf ("%s cuda-device-id=0 after 9999",
+        elements[i]);
     gst_element_set_state (p.pipe, GST_STATE_NULL);
     pipe_flush_messages (&p);
-    g_object_set (el, "device-id", 0, NULL);
+    g_object_set (el, "cuda-device-id", 0, NULL);
     TRY (pipe_play (&p, what));
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, w, h);
     in = random_frame (GST_VIDEO_FORMAT_RGBA, w, h);
@@ -1702,6 +1703,7 @@ props_while_playing (const gchar * element, gboolean upload,
     if ((all[i]->flags & G_PARAM_WRITABLE) &&
         !(all[i]->flags & (G_PARAM_CONSTRUCT_ONLY | G_PARAM_CONSTRUCT)) &&
         all[i]->owner_type != GST_TYPE_OBJECT &&
+        !g_str_equal (all[i]->name, "cuda-device-id") &&
         !g_str_equal (all[i]->name, "device-id"))
       g_ptr_array_add (props, all[i]);
   g_free (all);

@@ -1,0 +1,152 @@
+/* What the kernel tests share: see cf-kernel-test.h. */
+#include "cf-kernel-test.h"
+
+void
+plane_case_init (PlaneCase * pc, gsize src_row, gsize dst_row, gint rows,
+    PitchMode mode)
+{
+  memset (pc, 0, sizeof (*pc));
+  pc->src_pitch = src_row;
+  pc->dst_pitch = dst_row;
+  if (mode == PITCH_PADDED) {
+    pc->src_pitch = GST_ROUND_UP_N (src_row, 256) + 256;
+    pc->dst_pitch = GST_ROUND_UP_N (dst_row, 256) + 256;
+  } else if (mode == PITCH_MISALIGNED) {
+    pc->src_pitch = src_row + 3;
+    pc->dst_pitch = dst_row + 1;
+    pc->src_off = 5;
+    pc->dst_off = 3;
+  }
+  pc->src_size = pc->src_off + pc->src_pitch * rows;
+  pc->dst_size = pc->dst_off + pc->dst_pitch * rows;
+  pc->src = g_malloc (pc->src_size);
+  pc->want = g_malloc (pc->dst_size);
+  cf_test_fill_random (rand_, pc->src, pc->src_size);
+  memset (pc->want, POISON, pc->dst_size);
+  CUDA_OK (cudaMalloc ((void **) &pc->d_src, pc->src_size));
+  CUDA_OK (cudaMalloc ((void **) &pc->d_dst, pc->dst_size));
+  CUDA_OK (cudaMemset (pc->d_dst, POISON, pc->dst_size));
+}
+
+void
+plane_case_upload (PlaneCase * pc)
+{
+  CUDA_OK (cudaMemcpy (pc->d_src, pc->src, pc->src_size,
+          cudaMemcpyHostToDevice));
+}
+
+void
+plane_case_finish (PlaneCase * pc, CfError err, const gchar * what)
+{
+  guint8 *got = g_malloc (pc->dst_size);
+  guint64 bad = 0;
+  gsize x;
+
+  fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaMemcpy (got, pc->d_dst, pc->dst_size, cudaMemcpyDeviceToHost));
+  for (x = 0; x < pc->dst_size; x++) {
+    if (got[x] != pc->want[x] && bad++ == 0)
+      g_printerr ("%s: byte %" G_GSIZE_FORMAT " got %u want %u\n", what, x,
+          got[x], pc->want[x]);
+  }
+  fail_unless (bad == 0, "%s: %" G_GUINT64_FORMAT " bytes differ from the "
+      "CPU reference", what, bad);
+  CUDA_OK (cudaFree (pc->d_src));
+  CUDA_OK (cudaFree (pc->d_dst));
+  g_free (pc->src);
+  g_free (pc->want);
+  g_free (got);
+}
+
+void
+fill_content (guint8 * data, gsize size, Content content)
+{
+  guint32 colour = g_rand_int (rand_);
+  gsize i;
+
+  cf_test_fill_random (rand_, data, size);
+  for (i = 0; content != CONTENT_RANDOM && i < size; i++) {
+    if (content == CONTENT_SOLID)
+      data[i] = (guint8) (colour >> (8 * (i % 4)));
+    else if (content == CONTENT_GRADIENT)
+      data[i] = (guint8) (i / 7);
+    else
+      data[i] = (guint8) (colour + (data[i] & 1));
+  }
+}
+
+void
+region_planes_init (RegionPlanes * rp, const HistPlaneSpec * spec,
+    gint n_planes, gint rx, gint ry, gint rw, gint rh, PitchMode mode,
+    Content content)
+{
+  gint p;
+
+  rp->n_planes = n_planes;
+  for (p = 0; p < n_planes; p++) {
+    const HistPlaneSpec *sp = &spec[p];
+    gsize row = (gsize) sp->w * sp->bpp, pitch = row, off = 0, size;
+    /* the region in this plane's samples: subsampled planes take the
+     * samples covering it */
+    gint sx = sp->w == spec[0].w ? rx : rx / 2;
+    gint sy = sp->h == spec[0].h ? ry : ry / 2;
+    gint sw = sp->w == spec[0].w ? rw : (rx + rw + 1) / 2 - rx / 2;
+    gint sh = sp->h == spec[0].h ? rh : (ry + rh + 1) / 2 - ry / 2;
+
+    if (mode == PITCH_PADDED)
+      pitch = GST_ROUND_UP_N (row, 256) + 256;
+    else if (mode == PITCH_MISALIGNED) {
+      pitch = row + 3;
+      off = 5;
+    }
+    size = off + pitch * sp->h;
+    rp->h_data[p] = g_malloc (size);
+    fill_content (rp->h_data[p], size, content);
+    CUDA_OK (cudaMalloc ((void **) &rp->d_data[p], size));
+    CUDA_OK (cudaMemcpy (rp->d_data[p], rp->h_data[p], size,
+            cudaMemcpyHostToDevice));
+    off += (gsize) sy *pitch + (gsize) sx *sp->bpp;
+    rp->host[p] = (CfSamplePlane) {
+      rp->h_data[p] + off, pitch, sw, sh, sp->bpp, {
+    sp->channel[0], sp->channel[1], sp->channel[2], sp->channel[3]}};
+    rp->dev[p] = rp->host[p];
+    rp->dev[p].data = rp->d_data[p] + off;
+  }
+}
+
+void
+region_planes_clear (RegionPlanes * rp)
+{
+  gint p;
+
+  for (p = 0; p < rp->n_planes; p++) {
+    CUDA_OK (cudaFree (rp->d_data[p]));
+    g_free (rp->h_data[p]);
+  }
+}
+
+Suite *
+cf_kernel_test_suite (const gchar * name, TCase ** tc)
+{
+  Suite *s = suite_create (name);
+
+  *tc = tcase_create ("gpu");
+  suite_add_tcase (s, *tc);
+  tcase_set_timeout (*tc, 600);
+  return s;
+}
+
+static gboolean
+runtime_sees_a_gpu (void)
+{
+  return cf_device_count () > 0;
+}
+
+int
+cf_kernel_test_main (int *argc, char ***argv, Suite * (*make_suite) (void),
+    const gchar * name, const gchar * file)
+{
+  return cf_test_run_gpu_suite (argc, argv, runtime_sees_a_gpu, make_suite,
+      name, file);
+}

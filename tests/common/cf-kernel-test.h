@@ -1,0 +1,113 @@
+/* What the kernel tests (tests/kernels/<op>.c) share, compiled once
+ * (cf-kernel-test.c): the pitch modes and frame sizes, planes in host and
+ * device memory whose poisoned output is compared byte for byte with the
+ * CPU reference, the contents and sample planes of the histograms and
+ * statistics, and main(): without a GPU the CUDA runtime sees, the test
+ * exits 77 (skipped). */
+#ifndef CF_KERNEL_TEST_H
+#define CF_KERNEL_TEST_H
+
+#include <gst/check/gstcheck.h>
+#include <cuda_runtime_api.h>
+
+#include "cudafilters-kernels.h"
+#include "cf-test-util.h"
+
+/* what every output starts as */
+#define POISON 0xa5
+
+typedef enum
+{
+  PITCH_TIGHT,                  /* row bytes exactly */
+  PITCH_PADDED,                 /* padded past a multiple of 256: vector paths */
+  PITCH_MISALIGNED,             /* odd pitch and start: scalar paths */
+} PitchMode;
+
+/* the frame sizes of the grey, histogram and statistics tests */
+static const struct
+{
+  gint w, h;
+} sizes[] G_GNUC_UNUSED = {
+  {1, 1}, {3, 7}, {16, 1}, {17, 5}, {1, 33}, {64, 2}, {1921, 1081},
+};
+
+#define CUDA_OK(call) G_STMT_START {                                    \
+  cudaError_t _e = (call);                                              \
+  fail_unless (_e == cudaSuccess, "%s: %s", #call, cudaGetErrorName (_e)); \
+} G_STMT_END
+
+/* One kernel run on a source and a destination plane, in host and device
+ * memory: random source, poisoned destination, and after the run every
+ * byte of the destination allocation compared with the expected one
+ * (padding and the bytes before a misaligned start included: they must
+ * keep their poison). */
+typedef struct
+{
+  gsize src_pitch, dst_pitch, src_off, dst_off, src_size, dst_size;
+  guint8 *src, *want;           /* host: the source, the expected output */
+  guint8 *d_src, *d_dst;        /* device */
+} PlaneCase;
+
+void plane_case_init (PlaneCase * pc, gsize src_row, gsize dst_row, gint rows,
+    PitchMode mode);
+
+/* after the source (pc->src) is final: copies it to the device */
+void plane_case_upload (PlaneCase * pc);
+
+/* the launch's result @err, then the comparison; frees everything */
+void plane_case_finish (PlaneCase * pc, CfError err, const gchar * what);
+
+/* ---- the planes of the histograms and statistics ---- */
+
+typedef enum
+{
+  CONTENT_RANDOM,
+  CONTENT_SOLID,
+  CONTENT_GRADIENT,
+  CONTENT_TWO_VALUES,           /* noise between two neighbours: short runs */
+} Content;
+
+void fill_content (guint8 * data, gsize size, Content content);
+
+/* A plane of w x h pixels of bpp bytes, the channel of each byte (-1: not
+ * counted).  Up to three planes, each with its own pitch and a region
+ * starting at (rx, ry) of rw x rh pixels (of the first plane: subsampled
+ * planes take the samples covering it). */
+typedef struct
+{
+  gint w, h, bpp;
+  gint channel[4];
+} HistPlaneSpec;
+
+/* the packed layouts (w and h set by the test) */
+static const HistPlaneSpec hist_rgba G_GNUC_UNUSED = { 0, 0, 4, {0, 1, 2, 3} };
+static const HistPlaneSpec hist_xrgb G_GNUC_UNUSED = { 0, 0, 4, {-1, 0, 1, 2} };
+static const HistPlaneSpec hist_bgr G_GNUC_UNUSED = { 0, 0, 3, {2, 1, 0, -1} };
+static const HistPlaneSpec hist_gray G_GNUC_UNUSED =
+    { 0, 0, 1, {0, -1, -1, -1} };
+
+/* The planes of a case, in host and device memory, with the region. */
+typedef struct
+{
+  gint n_planes;
+  CfSamplePlane host[CF_HIST_MAX_PLANES], dev[CF_HIST_MAX_PLANES];
+  guint8 *h_data[CF_HIST_MAX_PLANES], *d_data[CF_HIST_MAX_PLANES];
+} RegionPlanes;
+
+void region_planes_init (RegionPlanes * rp, const HistPlaneSpec * spec,
+    gint n_planes, gint rx, gint ry, gint rw, gint rh, PitchMode mode,
+    Content content);
+
+void region_planes_clear (RegionPlanes * rp);
+
+/* ---- the program ---- */
+
+/* A suite @name of one test case, "gpu", whose tests may take 600 s. */
+Suite *cf_kernel_test_suite (const gchar * name, TCase ** tc);
+
+/* main() of a kernel test: exits 77 (skipped) where the CUDA runtime sees
+ * no GPU, else runs @make_suite with a fresh random source in rand_. */
+int cf_kernel_test_main (int *argc, char ***argv, Suite * (*make_suite) (void),
+    const gchar * name, const gchar * file);
+
+#endif

@@ -1,0 +1,294 @@
+/* cf_blur_plane against its CPU reference: every channel count, border
+ * rule and sigma, small, odd, large and wide frames, the paths of the
+ * launch (tensor-core halos, folded edges, rows read without staging,
+ * radii over 32), extreme weights, tight, padded and misaligned pitches,
+ * random and solid frames, outputs (and the intermediate plane) poisoned
+ * first and checked byte for byte, padding included; the arguments it
+ * refuses. */
+#include "cf-kernel-test.h"
+
+/* blur: GPU against the CPU reference for one plane configuration; the
+ * frame random, or all `solid` (0 .. 255); ky made from sy, or given */
+static void
+run_blur_case_full (gint w, gint h, gint channels, double sx, double sy,
+    CfBorder border, PitchMode mode, gint solid, const CfBlurKernel * given_ky)
+{
+  gsize row = (gsize) w * channels;
+  gsize scratch_size = cf_blur_scratch_bytes (w, h, channels);
+  gchar *what = g_strdup_printf ("blur %dx%d, %d channels, sigma %g x %g%s, "
+      "border %d, pitch mode %d, solid %d", w, h, channels, sx, sy,
+      given_ky ? " (ky given)" : "", border, mode, solid);
+  CfBlurKernel kx, ky;
+  guint8 bv[4];
+  void *scratch;
+  PlaneCase pc;
+
+  plane_case_init (&pc, row, row, h, mode);
+  cf_test_fill_random (rand_, bv, 4);
+  if (solid >= 0)
+    memset (pc.src, solid, pc.src_size);
+  plane_case_upload (&pc);
+  fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
+          CF_BLUR_H_BITS, &kx) == 0);
+  if (given_ky)
+    ky = *given_ky;
+  else
+    fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
+            CF_BLUR_V_BITS, &ky) == 0);
+  cf_ref_blur_plane (pc.src + pc.src_off, pc.src_pitch, pc.want + pc.dst_off,
+      pc.dst_pitch, w, h, channels, &kx, &ky, border, bv);
+  /* the intermediate plane starts poisoned too */
+  CUDA_OK (cudaMalloc (&scratch, scratch_size));
+  CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  plane_case_finish (&pc, cf_blur_plane (pc.d_src + pc.src_off,
+          pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h, channels,
+          &kx, &ky, border, bv, scratch, NULL), what);
+  CUDA_OK (cudaFree (scratch));
+  g_free (what);
+}
+
+static void
+run_blur_case (gint w, gint h, gint channels, double sx, double sy,
+    CfBorder border, PitchMode mode, gboolean solid)
+{
+  run_blur_case_full (w, h, channels, sx, sy, border, mode,
+      solid ? g_rand_int_range (rand_, 0, 256) : -1, NULL);
+}
+
+/* every channel count, border and sigma on small odd frames (radius larger
+ * than the frame included), with every pitch mode */
+GST_START_TEST (test_blur_small_frames)
+{
+  static const double sigmas[] = { 0.3, 1, 2, 5, 20 };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {1, 1}, {1, 17}, {17, 1}, {3, 7}, {37, 23}, {130, 9} };
+  guint s, f, mode;
+  gint ch, border;
+
+  for (ch = 1; ch <= 4; ch++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+        for (f = 0; f < G_N_ELEMENTS (frames); f++)
+          for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+            run_blur_case (frames[f].w, frames[f].h, ch, sigmas[s],
+                sigmas[(s + 1) % G_N_ELEMENTS (sigmas)] / 2, border, mode,
+                FALSE);
+}
+
+GST_END_TEST;
+
+/* large odd frames: the strips and row runs of the launch configuration */
+GST_START_TEST (test_blur_large_frames)
+{
+  gint ch;
+
+  for (ch = 1; ch <= 4; ch++) {
+    run_blur_case (1921, 1081, ch, 2, 2, CF_BORDER_REPLICATE, PITCH_PADDED,
+        FALSE);
+    run_blur_case (1921, 1081, ch, 1, 5, CF_BORDER_REFLECT_101, PITCH_TIGHT,
+        FALSE);
+  }
+  /* radius 30: the tensor-core pass's largest (3 chunks of taps) */
+  for (ch = 1; ch <= 4; ch++)
+    run_blur_case (1283, 517, ch, 10, 9, ch % 2 ? CF_BORDER_CONSTANT :
+        CF_BORDER_REFLECT_101, ch < 3 ? PITCH_PADDED : PITCH_TIGHT, FALSE);
+  run_blur_case (1921, 1081, 4, 20, 20, CF_BORDER_CONSTANT, PITCH_PADDED,
+      FALSE);
+  run_blur_case (641, 479, 4, 50, 50, CF_BORDER_REFLECT_101, PITCH_PADDED,
+      FALSE);
+  /* radius 18 and 21: halo 24, whose t ring is swizzled its own way */
+  for (ch = 1; ch <= 4; ch++)
+    run_blur_case (1283, 517, ch, 7, 6, ch % 2 ? CF_BORDER_REPLICATE :
+        CF_BORDER_CONSTANT, ch < 3 ? PITCH_TIGHT : PITCH_PADDED, FALSE);
+  /* a solid frame stays exactly solid */
+  run_blur_case (1921, 1081, 4, 5, 5, CF_BORDER_REPLICATE, PITCH_PADDED, TRUE);
+}
+
+GST_END_TEST;
+
+/* Widths that are multiples of 4, on aligned rows: the strips at both
+ * edges of the frame are staged unit by unit with no per-pixel border
+ * path, their units outside the frame filled after staging.  The last
+ * strip whole (1920, 64), nearly empty (1284: 4 pixels) or nearly whole
+ * (1340: 60 pixels), for each tensor-core halo (8, 16, 24, 32) and every
+ * border rule. */
+GST_START_TEST (test_blur_whole_unit_edges)
+{
+  static const gint widths[] = { 1920, 1284, 1340, 64 };
+  static const double sigmas[] = { 2.6, 5, 7, 10 };
+  guint w, s;
+  gint ch, border;
+
+  for (ch = 1; ch <= 4; ch++)
+    for (w = 0; w < G_N_ELEMENTS (widths); w++)
+      for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++) {
+        s = (ch + w + border) % G_N_ELEMENTS (sigmas);
+        run_blur_case (widths[w], 83, ch, sigmas[s], sigmas[(s + 1) % 4],
+            border, (ch + border) % 2 ? PITCH_PADDED : PITCH_TIGHT, FALSE);
+      }
+}
+
+GST_END_TEST;
+
+/* 4 channels, radius 8 or less, the replicate and reflect-101 rules: the
+ * warps whose taps reach past the frame's edge fold the rule into their
+ * band (blur.cu, folded_band_fragments).  The right edge at every place
+ * in a warp's 16 pixels and in a strip's 4 warps, the narrowest frames that
+ * fold (32) and the widest that do not (31), several strips and heights,
+ * aligned and misaligned rows. */
+GST_START_TEST (test_blur_folded_edges)
+{
+  static const gint widths[] = { 31, 32, 33, 47, 48, 49, 63, 65, 79, 94,
+    111, 127, 128, 200, 1283
+  };
+  static const double sigmas[] = { 0.3, 1, 2, 2.6 };
+  guint w, s;
+  gint border;
+
+  for (w = 0; w < G_N_ELEMENTS (widths); w++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_REFLECT_101;
+        border++)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+        run_blur_case (widths[w], 19 + 16 * (gint) (w % 3), 4, sigmas[s],
+            sigmas[(s + w) % G_N_ELEMENTS (sigmas)], border,
+            (PitchMode) ((w + s + border) % 3), FALSE);
+}
+
+GST_END_TEST;
+
+/* 4 channels, radius 8 or less, the replicate and reflect-101 rules,
+ * widths a multiple of 4 (at least 32) on 16-byte aligned rows: on sm_90
+ * the kernel that reads the copied rows without staging them (blur.cu,
+ * blur_mma8_direct_kernel), elsewhere blur_mma8_kernel.  Frames one row
+ * high and shorter than a step, heights that end a step early or late,
+ * tall frames (several parts a strip), the last strip nearly empty
+ * (1284) or whole (1920). */
+GST_START_TEST (test_blur_direct_rows)
+{
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {32, 1}, {36, 7}, {132, 16}, {1284, 17}, {64, 300},
+  {1920, 1081}
+  };
+  static const double sigmas[] = { 0.3, 1.3, 2.6 };
+  guint f, s;
+  gint border;
+
+  for (f = 0; f < G_N_ELEMENTS (frames); f++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_REFLECT_101;
+        border++) {
+      s = (f + border) % G_N_ELEMENTS (sigmas);
+      run_blur_case (frames[f].w, frames[f].h, 4, sigmas[s],
+          sigmas[(s + 1) % G_N_ELEMENTS (sigmas)], border,
+          (f + border) % 2 ? PITCH_PADDED : PITCH_TIGHT, f == 2);
+    }
+}
+
+GST_END_TEST;
+
+/* Radii over 32 take the two tensor-core passes (blur.cu, "radii 33 to
+ * 150"): either filter's radius over 32 with the other's small, both
+ * large, the largest (150); frames narrower and shorter than the radius,
+ * and several horizontal items and vertical strips, on every channel
+ * count, border and pitch mode. */
+GST_START_TEST (test_blur_large_radii)
+{
+  static const struct
+  {
+    double sx, sy;
+  } sigmas[] = { {20, 0.5}, {1, 20}, {11, 35}, {50, 12} };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {1, 1}, {3, 300}, {300, 5}, {130, 41}, {643, 211} };
+  guint s, f, i = 0;
+  gint ch, border;
+
+  for (ch = 1; ch <= 4; ch++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+      for (f = 0; f < G_N_ELEMENTS (frames); f++)
+        for (s = 0; s < G_N_ELEMENTS (sigmas); s++, i++) {
+          /* the largest frame with one pair each time: the reference
+           * takes ~0.5 s a case there */
+          if (f == G_N_ELEMENTS (frames) - 1
+              && s != (guint) (ch + border) % G_N_ELEMENTS (sigmas))
+            continue;
+          run_blur_case (frames[f].w, frames[f].h, ch, sigmas[s].sx,
+              sigmas[s].sy, border, (PitchMode) (i % 3), i % 7 == 0);
+        }
+}
+
+GST_END_TEST;
+
+/* The largest and smallest sums every path makes (white and black frames,
+ * the sharpest and a flat kernel), and vertical weights that are not exact
+ * in half precision, which the tensor-core pass leaves to the CUDA cores */
+GST_START_TEST (test_blur_extreme_weights)
+{
+  static const double sigmas[] = { 0.3, 1, 2.6, 5, 7, 10, 20 };
+  CfBlurKernel ky = { 1, {4098, 2047} };
+  guint s;
+  gint ch, v;
+
+  for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+    for (v = 0; v < 2; v++)
+      run_blur_case_full (333, 71, 1 + s % 4, sigmas[s], sigmas[s], s % 3,
+          PITCH_PADDED, v ? 255 : 0, NULL);
+  for (ch = 1; ch <= 4; ch++) {
+    run_blur_case_full (197, 45, ch, 2, 0, CF_BORDER_REFLECT_101,
+        PITCH_PADDED, -1, &ky);
+    run_blur_case_full (197, 45, ch, 2, 0, CF_BORDER_REPLICATE, PITCH_TIGHT,
+        255, &ky);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_blur_invalid_arguments)
+{
+  guint8 *d;
+
+  CUDA_OK (cudaMalloc ((void **) &d, 4096));
+  {
+    CfBlurKernel k, bad = { 2, {5, 1, 1} };
+    cf_blur_kernel_make (1, 3, CF_BLUR_H_BITS, &k);
+    /* the vertical kernel must sum to 2^V_BITS; a wrong sum is refused */
+    fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 4, &k, &k,
+            CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
+    fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 4, &bad, &bad,
+            CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
+    fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 5, &k, &k,
+            CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
+  }
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaFree (d));
+}
+
+GST_END_TEST;
+
+static Suite *
+blur_suite (void)
+{
+  TCase *tc;
+  Suite *s = cf_kernel_test_suite ("kernels-blur", &tc);
+
+  tcase_add_test (tc, test_blur_small_frames);
+  tcase_add_test (tc, test_blur_large_frames);
+  tcase_add_test (tc, test_blur_whole_unit_edges);
+  tcase_add_test (tc, test_blur_folded_edges);
+  tcase_add_test (tc, test_blur_direct_rows);
+  tcase_add_test (tc, test_blur_large_radii);
+  tcase_add_test (tc, test_blur_extreme_weights);
+  tcase_add_test (tc, test_blur_invalid_arguments);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return cf_kernel_test_main (&argc, &argv, blur_suite, "kernels-blur",
+      __FILE__);
+}
