@@ -195,7 +195,7 @@ seed_hist_shared_atomics (const uint8_t * bytes, size_t n, int channels,
  * (it truncates and sets alpha to 255), 32 x 8 threads per block (it uses
  * 32 x 32) and the weights loaded by all of a block's threads before any
  * thread may leave (it lets out-of-frame threads return before its
- * barrier).  The timing of docs/notes.md was taken with this shape. */
+ * barrier).  docs/performance.md's seed rows use this shape. */
 __global__ void
 blur_direct_rgba (const uchar4 * __restrict__ src, size_t src_pitch,
     uchar4 * __restrict__ dst, size_t dst_pitch, int w, int h,

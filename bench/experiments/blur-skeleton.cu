@@ -27,7 +27,7 @@
  * median of 200 after 20 warm-up, frames rotated (>= 265 MB, so the
  * 50 MB L2 holds none).  The device-to-device cudaMemcpyAsync of the frame
  * is timed the same way, as the reference.
- * Results and conclusions: docs/notes.md (cudablur, "the data movement
+ * Results and conclusions: docs/history/notes.md (cudablur, "the data movement
  * alone" and "wider strips").
  *   blur-skeleton */
 #include <algorithm>

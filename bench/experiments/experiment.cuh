@@ -1,8 +1,8 @@
 /* What the experiments in this folder share: a CUDA call's check, the
  * time of one launch as kernel-bench takes it (events around each launch,
  * all queued without waiting, so the host runs ahead and only the GPU's
- * time is measured; docs/notes.md, "Correction: the read floor ..."), and
- * the waits of sm_90's bulk copies. */
+ * time is measured; docs/history/notes.md, "Correction: the read floor
+ * ..."), and the waits of sm_90's bulk copies. */
 #pragma once
 
 #include <algorithm>

@@ -2,7 +2,7 @@
  * 4K RGBA frame (pinned upload, grey kernel, pinned download, synchronise)
  * replayed outside GStreamer's pipeline, changing one ingredient at a time,
  * to find what makes it slower than the same transfers done plainly.
- * Results: docs/notes.md. */
+ * Results: docs/history/notes.md. */
 #include <stdio.h>
 #include <string.h>
 #include <gst/gst.h>

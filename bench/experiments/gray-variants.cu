@@ -1,6 +1,6 @@
 /* Experiment (not part of the plugin): variants of the grey kernel and of
  * the plane copy, and the element's transfer path without GStreamer, timed
- * side by side on one GPU.  Results and conclusions: docs/notes.md.
+ * side by side on one GPU.  Results and conclusions: docs/history/notes.md.
  *   gray-variants */
 #include <algorithm>
 #include <cstdio>

@@ -26,7 +26,7 @@
  * Per launch as kernel-bench times it (events around each launch, queued
  * without waiting), median of 200 after 30 warm-up, frames rotated over
  * >= 256 MB; sustained: 20 launches between one pair of events, / 20.
- * Results and conclusions: docs/notes.md (cudahist v11).
+ * Results and conclusions: docs/history/notes.md (cudahist v11).
  *   hist-bulk [ROUNDS [VARIANT-PART [SIZE-PART]]] */
 #include <algorithm>
 #include <cstdint>

@@ -26,7 +26,7 @@
  *             of 50 is queued: only the GPU's own time
  * Sustained: 20 launches between one pair of events, divided by 20.
  * An empty kernel (one block, no work) is timed the same ways.
- * Results and conclusions: docs/notes.md (cudasum).
+ * Results and conclusions: docs/history/notes.md (cudasum).
  *   read-floor */
 #include <algorithm>
 #include <cstdint>

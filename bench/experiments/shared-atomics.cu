@@ -7,7 +7,7 @@
  * instead of the atomic; mode 2 adds to one block-wide set of counters (the
  * layout of CUB's histogram), where lanes may collide.  Prints, per
  * configuration, the time per warp-wide atomic per SM.  Results and
- * conclusions: docs/notes.md (cudahist).
+ * conclusions: docs/history/notes.md (cudahist).
  *   shared-atomics */
 #include <cstdio>
 #include <cstdlib>

@@ -20,7 +20,8 @@
  * Built by hand, from the project root:
  *   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Ikernels \
  *     -o stats-stream bench/experiments/stats-stream.cu
- * Results: docs/notes.md, cudasum v8 (the U and copies) and v9 (pieces). */
+ * Results: docs/history/notes.md, cudasum v8 (the U and copies) and v9
+ * (pieces). */
 #include "../../kernels/sum/sum.cu"
 #include <algorithm>
 #include <cstdio>

@@ -1,0 +1,225 @@
+/* kernel-bench's hist rows (atomics): cf_hist_planes_add as cudahist runs
+ * it, cf_hist_planes, CUB's DeviceHistogram and the origin article's
+ * global and shared atomics (seeds/002).  The kernels' design is in
+ * docs/design/hist.md. */
+#include <string>
+
+#include <cub/device/device_histogram.cuh>
+#include <cub/version.cuh>
+
+#include "harness.cuh"
+#include "../seeds.h"
+
+enum HistImpl
+{
+  HIST_OURS,                    /* cf_hist_planes_add, as cudahist runs it */
+  HIST_OURS_LAST_BLOCK,         /* cf_hist_planes, one launch to final counts */
+  HIST_CUB,                     /* DeviceHistogram::MultiHistogramEven */
+  HIST_SEED_GLOBAL,
+  HIST_SEED_SHARED,
+};
+
+static const char *const kHistVariant[] = { "ours", "ours, last block",
+  "CUB",
+  "seed: global atomics", "seed: shared atomics"
+};
+
+/* CUB's 256 bins of width 1 from 0 for each of the C channels of a packed
+ * plane: the arrays its API takes.  CCCL 3 (CUDA 13) takes them as
+ * cuda::std::arrays and deprecates the C arrays that CCCL 2 (CUDA 12)
+ * takes. */
+template < int C > static int
+cub_histograms (void *temp, size_t & temp_bytes, const uint8_t * plane,
+    size_t pitch, int w, int h, int *counts)
+{
+#if CUB_VERSION >= 300000
+  ::cuda::std::array < int *, C > hist;
+  ::cuda::std::array < int, C > levels, lower, upper;
+#else
+  int *hist[C];
+  int levels[C], lower[C], upper[C];
+#endif
+  for (int c = 0; c < C; c++) {
+    hist[c] = counts + c * CF_HIST_BINS;
+    levels[c] = CF_HIST_BINS + 1;
+    lower[c] = 0;
+    upper[c] = CF_HIST_BINS;
+  }
+  return cub::DeviceHistogram::MultiHistogramEven < C, C > (temp, temp_bytes,
+      plane, hist, levels, lower, upper, w, h, pitch);
+}
+
+/* Histograms of every channel: ours (cf_hist_planes), CUB's, or a seed's
+ * rung (packed frames of 1 or 4 bytes per pixel, without row padding). */
+static Row
+bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
+{
+  bool seed = impl == HIST_SEED_GLOBAL || impl == HIST_SEED_SHARED;
+  size_t bytes = frame_bytes (fmt, w, h);
+  Row row = make_row ("hist", kHistVariant[impl], fmt, w, h, solid,
+      (double) bytes);
+  std::string what = describe (row);
+  if (seed && (fmt.nv12 || (fmt.bpp != 1 && fmt.bpp != 4))) {
+    std::fprintf (stderr, "%s: the seeds take packed frames of 1 or 4 "
+        "bytes per pixel\n", what.c_str ());
+    std::exit (2);
+  }
+  Frames in (rotation_count (bytes), fmt, w, h, seed);
+  in.fill (solid);
+
+  /* the CPU's counts: the check of every variant, the cpu column of ours */
+  const int nc = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
+  std::vector < uint32_t > want (nc);
+  CfSamplePlane hp[CF_HIST_MAX_PLANES];
+  int np = sample_planes (fmt, in.host.data (), in.pitch, w, h, hp);
+  auto reference =[&] {
+    cf_ref_hist_planes (hp, np, want.data ());
+  };
+  double first_s = seconds_of (reference);
+  if (impl == HIST_OURS)
+    row.cpu_us = cpu_median_us (first_s, reference);
+
+  DeviceArray < uint32_t > counts (nc);
+  DeviceArray < uint8_t > ws (cf_hist_workspace_bytes ());
+  CHECK (cf_hist_workspace_init (ws.ptr, nullptr));
+  /* cf_hist_planes_add's sums: launch n adds into buffer n % 3 and zeroes
+   * buffer (n + 1) % 3, as cudahist does (with 4 buffers, each copied to
+   * the host on a stream of its own, which is not timed here) */
+  const size_t sums_bytes = cf_hist_sums_bytes ();
+  DeviceArray < uint8_t > sums (3 * sums_bytes);
+  int add_launches = 0;
+  DeviceArray < int >cub_counts (nc);
+  size_t temp_bytes = 0;
+  /* CUB's channels: a packed frame's, or NV12's luma then chroma pair, in
+   * the order of ours */
+  auto cub_launch =[&](void *temp, int i) {
+    if (!fmt.nv12) {
+      switch (fmt.bpp) {
+        case 1:
+          return cub_histograms < 1 > (temp, temp_bytes, in[i], in.pitch, w,
+              h, cub_counts.ptr);
+        case 3:
+          return cub_histograms < 3 > (temp, temp_bytes, in[i], in.pitch, w,
+              h, cub_counts.ptr);
+        default:
+          return cub_histograms < 4 > (temp, temp_bytes, in[i], in.pitch, w,
+              h, cub_counts.ptr);
+      }
+    }
+    size_t luma_bytes = temp_bytes;
+    int err = cub_histograms < 1 > (temp, luma_bytes, in[i], in.pitch, w, h,
+        cub_counts.ptr);
+    if (!err)
+      err = cub_histograms < 2 > (temp, temp_bytes, in[i] + in.pitch * h,
+          in.pitch, (w + 1) / 2, (h + 1) / 2,
+          cub_counts.ptr + CF_HIST_BINS);
+    if (!temp)
+      temp_bytes = std::max (temp_bytes, luma_bytes);
+    return err;
+  };
+  if (impl == HIST_CUB)
+    CHECK (cub_launch (nullptr, 0));
+  DeviceArray < uint8_t > temp (std::max < size_t > (1, temp_bytes));
+
+  Launch launch;
+  switch (impl) {
+    case HIST_OURS_LAST_BLOCK:
+      launch =[&](int i) {
+        CfSamplePlane p[CF_HIST_MAX_PLANES];
+        int k = sample_planes (fmt, in[i], in.pitch, w, h, p);
+        return cf_hist_planes (p, k, counts.ptr, ws.ptr, nullptr);
+      };
+      break;
+    case HIST_OURS:
+      launch =[&](int i) {
+        CfSamplePlane p[CF_HIST_MAX_PLANES];
+        int k = sample_planes (fmt, in[i], in.pitch, w, h, p);
+        const int n = add_launches++;
+        return cf_hist_planes_add (p, k, sums.ptr + (n % 3) * sums_bytes,
+            sums.ptr + ((n + 1) % 3) * sums_bytes, nullptr);
+      };
+      break;
+    case HIST_CUB:
+      launch =[&](int i) {
+        return cub_launch (temp.ptr, i);
+      };
+      break;
+    default:
+      /* zeroing the counts is part of a frame's work, as it is in ours */
+      launch =[&](int i) {
+        int err = cudaMemsetAsync (counts.ptr, 0, nc * sizeof (uint32_t), 0);
+        if (!err)
+          err = impl == HIST_SEED_GLOBAL ?
+              seed_hist_global_atomics (in[i], bytes, fmt.bpp, counts.ptr) :
+              seed_hist_shared_atomics (in[i], bytes, fmt.bpp, counts.ptr);
+        return err;
+      };
+  }
+
+  /* a channel no plane counts is 0 in ours, absent from CUB's and the
+   * seeds' */
+  int channels = fmt.nv12 ? 3 : fmt.bpp;
+  counts.poison ();
+  cub_counts.poison ();
+  if (impl == HIST_OURS) {
+    /* the first launch's buffer zeroed, the others poisoned: each launch
+     * zeroes the next */
+    sums.poison ();
+    CHECK (cudaMemset (sums.ptr, 0, sums_bytes));
+  }
+  CHECK (launch (0));
+  if (impl == HIST_OURS) {
+    std::vector < uint8_t > host = sums.download ();
+    std::vector < uint32_t > got (nc);
+    cf_hist_sums_counts (host.data (), got.data ());
+    check_values_equal (what.c_str (), "counts", got.data (), want.data (),
+        nc);
+    CHECK (launch (1));
+    host = sums.download ();
+    cf_hist_sums_counts (host.data () + sums_bytes, got.data ());
+    check_values_equal (what.c_str (), "second launch's counts", got.data (),
+        want.data (), nc);
+  } else if (impl == HIST_CUB)
+    check_values_equal (what.c_str (), "counts", cub_counts.download ().data (),
+        want.data (), channels * CF_HIST_BINS);
+  else
+    check_values_equal (what.c_str (), "counts", counts.download ().data (),
+        want.data (), impl == HIST_OURS_LAST_BLOCK ? nc :
+        channels * CF_HIST_BINS);
+  time_row (row, launch, seed);
+  return row;
+}
+
+/* Ours (both ways), CUB and RGB beside them in RGBA and NV12 at every size
+ * on random and solid frames; then the seeds at 4K RGBA. */
+void
+add_hist_cases (Cases & cases)
+{
+  auto add =[&](const std::string & name, std::function < Row () > run) {
+    cases.push_back ({name, run});
+  };
+  const Format *formats[] = { &kRGBA, &kNV12 };
+  const bool contents[] = { false, true };
+
+  for (auto fmt:formats) {
+    for (auto & s:kSizes)
+      for (HistImpl impl: {HIST_OURS, HIST_OURS_LAST_BLOCK, HIST_CUB})
+        for (bool solid:contents)
+          add (case_name ("hist", *fmt, s, impl == HIST_CUB ? " CUB" :
+                  impl == HIST_OURS_LAST_BLOCK ? " last-block" : "", solid),
+              [=] {
+                return bench_hist (s.w, s.h, *fmt, solid, impl);
+              });
+    if (fmt == &kRGBA)
+      add ("hist RGB 4K",[=] {
+            return bench_hist (k4K.w, k4K.h, kRGB, false, HIST_OURS);
+          });
+  }
+  for (HistImpl impl: {HIST_SEED_GLOBAL, HIST_SEED_SHARED})
+    for (bool solid:contents)
+      add (std::string ("seed hist ") + (impl == HIST_SEED_GLOBAL ?
+              "global" : "shared") + " atomics 4K" + (solid ? " solid" : ""),
+          [=] {
+            return bench_hist (k4K.w, k4K.h, kRGBA, solid, impl);
+          });
+}
