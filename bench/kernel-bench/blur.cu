@@ -242,13 +242,7 @@ bench_blur_direct (int w, int h, double sigma)
 void
 add_blur_cases (Cases & cases)
 {
-  auto add =[&](const std::string & name, std::function < Row () > run) {
-    cases.push_back ({name, run});
-  };
-  const Format *formats[] = { &kRGBA, &kNV12 };
-  const bool contents[] = { false, true };
-
-  for (auto fmt:formats)
+  for (auto fmt:kRowFormats)
     for (auto & s:kSizes) {
       std::vector < double >sigmas = { 1.0, 2.6, 5.0, 20.0 };
       if (fmt == &kRGBA && &s == &kSizes[2])
@@ -256,9 +250,9 @@ add_blur_cases (Cases & cases)
       for (double sigma:sigmas) {
         char tail[16];
         std::snprintf (tail, sizeof tail, " s%.1f", sigma);
-        for (bool solid:contents)
+        for (bool solid:kContents)
           if (!solid || sigma == 2.6)
-            add (case_name ("blur", *fmt, s, tail, solid),[=] {
+            add_case (cases, case_name ("blur", *fmt, s, tail, solid),[=] {
                   return bench_blur (s.w, s.h, *fmt, sigma, solid);
                 });
       }
@@ -266,7 +260,7 @@ add_blur_cases (Cases & cases)
   for (double sigma: {2.0, 2.6}) {
     char tail[16];
     std::snprintf (tail, sizeof tail, " s%.1f", sigma);
-    add (std::string ("seed blur direct 2D 4K") + tail,[=] {
+    add_case (cases, std::string ("seed blur direct 2D 4K") + tail,[=] {
           return bench_blur_direct (k4K.w, k4K.h, sigma);
         });
   }

@@ -51,20 +51,14 @@ bench_gray (int w, int h, const Format & fmt, bool solid)
 void
 add_gray_cases (Cases & cases)
 {
-  auto add =[&](const std::string & name, std::function < Row () > run) {
-    cases.push_back ({name, run});
-  };
-  const Format *formats[] = { &kRGBA, &kNV12 };
-  const bool contents[] = { false, true };
-
-  for (auto fmt:formats) {
+  for (auto fmt:kRowFormats) {
     for (auto & s:kSizes)
-      for (bool solid:contents)
-        add (case_name ("gray", *fmt, s, "", solid),[=] {
+      for (bool solid:kContents)
+        add_case (cases, case_name ("gray", *fmt, s, "", solid),[=] {
               return bench_gray (s.w, s.h, *fmt, solid);
             });
     if (fmt == &kRGBA)
-      add ("gray RGB 4K",[=] {
+      add_case (cases, "gray RGB 4K",[=] {
             return bench_gray (k4K.w, k4K.h, kRGB, false);
           });
   }

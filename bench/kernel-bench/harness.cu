@@ -20,6 +20,9 @@ const Size kSizes[4] = {
 
 const Size & k720p = kSizes[0], &k4K = kSizes[2];
 
+const Format *const kRowFormats[2] = { &kRGBA, &kNV12 };
+const bool kContents[2] = { false, true };
+
 /* ---- rows ------------------------------------------------------------- */
 
 void
@@ -281,6 +284,13 @@ case_name (const char *op, const Format & fmt, const Size & s,
 {
   return std::string (op) + " " + fmt.name + " " + s.name + tail +
       (solid ? " solid" : "");
+}
+
+void
+add_case (Cases & cases, const std::string & name,
+    std::function < Row () > run)
+{
+  cases.push_back ({name, run});
 }
 
 /* ---- output ----------------------------------------------------------- */

@@ -299,6 +299,15 @@ extern const Size & k720p, &k4K;
 typedef std::vector < std::pair < std::string, std::function < Row () > > >
     Cases;
 
+/* The formats of the rows at every size, and their two contents: random
+ * frames (false) and solid ones (true). */
+extern const Format *const kRowFormats[2];
+extern const bool kContents[2];
+
+/* Appends the row @name, measured by @run. */
+void add_case (Cases & cases, const std::string & name,
+    std::function < Row () > run);
+
 /* The usual name of a row: "OP FORMAT SIZE[TAIL][ solid]" */
 std::string case_name (const char *op, const Format & fmt, const Size & s,
     const char *tail, bool solid);

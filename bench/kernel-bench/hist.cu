@@ -195,29 +195,24 @@ bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
 void
 add_hist_cases (Cases & cases)
 {
-  auto add =[&](const std::string & name, std::function < Row () > run) {
-    cases.push_back ({name, run});
-  };
-  const Format *formats[] = { &kRGBA, &kNV12 };
-  const bool contents[] = { false, true };
-
-  for (auto fmt:formats) {
+  for (auto fmt:kRowFormats) {
     for (auto & s:kSizes)
       for (HistImpl impl: {HIST_OURS, HIST_OURS_LAST_BLOCK, HIST_CUB})
-        for (bool solid:contents)
-          add (case_name ("hist", *fmt, s, impl == HIST_CUB ? " CUB" :
+        for (bool solid:kContents)
+          add_case (cases, case_name ("hist", *fmt, s,
+                  impl == HIST_CUB ? " CUB" :
                   impl == HIST_OURS_LAST_BLOCK ? " last-block" : "", solid),
               [=] {
                 return bench_hist (s.w, s.h, *fmt, solid, impl);
               });
     if (fmt == &kRGBA)
-      add ("hist RGB 4K",[=] {
+      add_case (cases, "hist RGB 4K",[=] {
             return bench_hist (k4K.w, k4K.h, kRGB, false, HIST_OURS);
           });
   }
   for (HistImpl impl: {HIST_SEED_GLOBAL, HIST_SEED_SHARED})
-    for (bool solid:contents)
-      add (std::string ("seed hist ") + (impl == HIST_SEED_GLOBAL ?
+    for (bool solid:kContents)
+      add_case (cases, std::string ("seed hist ") + (impl == HIST_SEED_GLOBAL ?
               "global" : "shared") + " atomics 4K" + (solid ? " solid" : ""),
           [=] {
             return bench_hist (k4K.w, k4K.h, kRGBA, solid, impl);

@@ -71,15 +71,10 @@ bench_profiles_seed (int w, int h, ProfileRung rung)
 void
 add_profiles_cases (Cases & cases)
 {
-  auto add =[&](const std::string & name, std::function < Row () > run) {
-    cases.push_back ({name, run});
-  };
-  const bool contents[] = { false, true };
-
   for (auto & s:kSizes)
-    for (bool solid:contents)
+    for (bool solid:kContents)
       if (!solid || &s == &kSizes[2])
-        add (case_name ("profiles", kGRAY8, s, "", solid),[=] {
+        add_case (cases, case_name ("profiles", kGRAY8, s, "", solid),[=] {
               return bench_sum (s.w, s.h, kGRAY8, solid, CF_SUM_PROFILES,
                   SUM_OURS, "profiles");
             });
@@ -94,7 +89,7 @@ add_profiles_cases (Cases & cases)
     {PROFILE_WARP_PER_ROW, "warp per row"},
   };
   for (auto & rung:profile_rungs)
-    add (std::string ("seed profiles ") + rung.name + " 4K",[=] {
+    add_case (cases, std::string ("seed profiles ") + rung.name + " 4K",[=] {
           return bench_profiles_seed (k4K.w, k4K.h, rung.rung);
         });
 }

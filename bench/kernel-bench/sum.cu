@@ -312,30 +312,26 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
 void
 add_sum_cases (Cases & cases)
 {
-  auto add =[&](const std::string & name, std::function < Row () > run) {
-    cases.push_back ({name, run});
-  };
-  const Format *formats[] = { &kRGBA, &kNV12 };
-  const bool contents[] = { false, true };
   const unsigned all = CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF |
       CF_SUM_KEEP;
 
-  for (auto fmt:formats) {
+  for (auto fmt:kRowFormats) {
     for (auto & s:kSizes) {
-      for (bool solid:contents)
-        add (case_name ("sum", *fmt, s, "", solid),[=] {
+      for (bool solid:kContents)
+        add_case (cases, case_name ("sum", *fmt, s, "", solid),[=] {
               return bench_sum (s.w, s.h, *fmt, solid, 0, SUM_OURS);
             });
-      add (case_name ("sum", *fmt, s, " last-block", false),[=] {
+      add_case (cases, case_name ("sum", *fmt, s, " last-block", false),[=] {
             return bench_sum (s.w, s.h, *fmt, false, 0, SUM_OURS_LAST_BLOCK);
           });
       /* a reduction's time does not depend on the values */
-      add (case_name ("sum", *fmt, s, " CUB DeviceReduce::Sum", false),[=] {
+      add_case (cases, case_name ("sum", *fmt, s, " CUB DeviceReduce::Sum",
+              false),[=] {
             return bench_sum (s.w, s.h, *fmt, false, 0, SUM_CUB);
           });
     }
     if (fmt == &kRGBA)
-      add ("sum RGB 4K",[=] {
+      add_case (cases, "sum RGB 4K",[=] {
             return bench_sum (k4K.w, k4K.h, kRGB, false, 0, SUM_OURS);
           });
   }
@@ -353,43 +349,44 @@ add_sum_cases (Cases & cases)
   for (const Size * s: {&k720p, &k4K})
     for (auto & rung:sum_rungs)
       if (s == &k720p || rung.impl != SUM_SEED_ONE_THREAD)
-        add (std::string ("seed sum ") + rung.name + " " + s->name,[=] {
+        add_case (cases,
+            std::string ("seed sum ") + rung.name + " " + s->name,[=] {
               return bench_sum (s->w, s->h, kRGBA, false, 0, rung.impl);
             });
 
-  for (auto fmt:formats)
+  for (auto fmt:kRowFormats)
     for (auto & s:kSizes)
-      for (bool solid:contents)
-        add (case_name ("sum", *fmt, s, " profiles", solid),[=] {
+      for (bool solid:kContents)
+        add_case (cases, case_name ("sum", *fmt, s, " profiles", solid),[=] {
               return bench_sum (s.w, s.h, *fmt, solid, CF_SUM_PROFILES,
                   SUM_OURS);
             });
-  add ("sum RGBA 4K profiles+black",[=] {
+  add_case (cases, "sum RGBA 4K profiles+black",[=] {
         return bench_sum (k4K.w, k4K.h, kRGBA, false,
             CF_SUM_PROFILES | CF_SUM_BLACK, SUM_OURS);
       });
-  for (auto fmt:formats)
+  for (auto fmt:kRowFormats)
     for (auto & s:kSizes)
       for (SumImpl impl: {SUM_OURS, SUM_OURS_LAST_BLOCK})
-        add (case_name ("sum", *fmt, s, impl == SUM_OURS ? " all" :
+        add_case (cases, case_name ("sum", *fmt, s, impl == SUM_OURS ? " all" :
                 " all last-block", false),[=] {
               return bench_sum (s.w, s.h, *fmt, false, all, impl);
             });
-  for (auto fmt:formats)
-    add (case_name ("sum", *fmt, k4K, " all cold-keys", false),[=] {
+  for (auto fmt:kRowFormats)
+    add_case (cases, case_name ("sum", *fmt, k4K, " all cold-keys", false),[=] {
           return bench_sum (k4K.w, k4K.h, *fmt, false, all, SUM_OURS,
               nullptr, true);
         });
   /* cudasum percentiles=true: the histogram's pass before the
    * statistics', which reads the frame once more between two frames'
    * differences */
-  add ("sum RGBA 4K percentiles",[=] {
+  add_case (cases, "sum RGBA 4K percentiles",[=] {
         return bench_sum (k4K.w, k4K.h, kRGBA, false, 0, SUM_OURS,
             "sum+percentiles", false, true);
       });
   for (bool cold: {false, true})
-    add (std::string ("sum RGBA 4K all+percentiles") + (cold ? " cold-keys" :
-            ""),[=] {
+    add_case (cases, std::string ("sum RGBA 4K all+percentiles") +
+        (cold ? " cold-keys" : ""),[=] {
           return bench_sum (k4K.w, k4K.h, kRGBA, false, all, SUM_OURS,
               "sum all+percentiles", cold, true);
         });

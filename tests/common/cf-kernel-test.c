@@ -126,14 +126,23 @@ region_planes_clear (RegionPlanes * rp)
   }
 }
 
-Suite *
-cf_kernel_test_suite (const gchar * name, TCase ** tc)
-{
-  Suite *s = suite_create (name);
+/* what cf_kernel_test_run() runs, for make_suite() */
+static const gchar *suite_name;
+static const CfKernelTest *suite_tests;
+static guint n_suite_tests;
 
-  *tc = tcase_create ("gpu");
-  suite_add_tcase (s, *tc);
-  tcase_set_timeout (*tc, 600);
+static Suite *
+make_suite (void)
+{
+  Suite *s = suite_create (suite_name);
+  TCase *tc = tcase_create ("gpu");
+  guint i;
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  /* (tcase_add_test() takes the test's name from its argument) */
+  for (i = 0; i < n_suite_tests; i++)
+    _tcase_add_test (tc, suite_tests[i].fn, suite_tests[i].name, 0, 0, 0, 1);
   return s;
 }
 
@@ -144,9 +153,12 @@ runtime_sees_a_gpu (void)
 }
 
 int
-cf_kernel_test_main (int *argc, char ***argv, Suite * (*make_suite) (void),
-    const gchar * name, const gchar * file)
+cf_kernel_test_run (int *argc, char ***argv, const gchar * name,
+    const CfKernelTest * tests, guint n_tests, const gchar * file)
 {
+  suite_name = name;
+  suite_tests = tests;
+  n_suite_tests = n_tests;
   return cf_test_run_gpu_suite (argc, argv, runtime_sees_a_gpu, make_suite,
       name, file);
 }

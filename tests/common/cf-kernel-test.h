@@ -102,12 +102,32 @@ void region_planes_clear (RegionPlanes * rp);
 
 /* ---- the program ---- */
 
-/* A suite @name of one test case, "gpu", whose tests may take 600 s. */
-Suite *cf_kernel_test_suite (const gchar * name, TCase ** tc);
+/* A test of a kernel program (a GST_START_TEST), under the name
+ * tcase_add_test() would give it. */
+typedef struct
+{
+  const gchar *name;
+  TFun fn;
+} CfKernelTest;
+
+#define CF_KERNEL_TEST(fn) { #fn, fn }
 
 /* main() of a kernel test: exits 77 (skipped) where the CUDA runtime sees
- * no GPU, else runs @make_suite with a fresh random source in rand_. */
-int cf_kernel_test_main (int *argc, char ***argv, Suite * (*make_suite) (void),
-    const gchar * name, const gchar * file);
+ * no GPU, else runs @tests in a suite @name of one test case, "gpu", whose
+ * tests may take 600 s, with a fresh random source in rand_. */
+int cf_kernel_test_run (int *argc, char ***argv, const gchar * name,
+    const CfKernelTest * tests, guint n_tests, const gchar * file);
+
+/* The program's main(), as GST_CHECK_MAIN() writes it: the suite @name of
+ * the CF_KERNEL_TEST()s that follow. */
+#define CF_KERNEL_TEST_MAIN(name, ...)                                  \
+int                                                                     \
+main (int argc, char **argv)                                            \
+{                                                                       \
+  static const CfKernelTest tests[] = { __VA_ARGS__ };                  \
+                                                                        \
+  return cf_kernel_test_run (&argc, &argv, name, tests,                 \
+      G_N_ELEMENTS (tests), __FILE__);                                  \
+}
 
 #endif

@@ -269,26 +269,12 @@ GST_START_TEST (test_blur_invalid_arguments)
 
 GST_END_TEST;
 
-static Suite *
-blur_suite (void)
-{
-  TCase *tc;
-  Suite *s = cf_kernel_test_suite ("kernels-blur", &tc);
-
-  tcase_add_test (tc, test_blur_small_frames);
-  tcase_add_test (tc, test_blur_large_frames);
-  tcase_add_test (tc, test_blur_whole_unit_edges);
-  tcase_add_test (tc, test_blur_folded_edges);
-  tcase_add_test (tc, test_blur_direct_rows);
-  tcase_add_test (tc, test_blur_large_radii);
-  tcase_add_test (tc, test_blur_extreme_weights);
-  tcase_add_test (tc, test_blur_invalid_arguments);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_kernel_test_main (&argc, &argv, blur_suite, "kernels-blur",
-      __FILE__);
-}
+CF_KERNEL_TEST_MAIN ("kernels-blur",
+    CF_KERNEL_TEST (test_blur_small_frames),
+    CF_KERNEL_TEST (test_blur_large_frames),
+    CF_KERNEL_TEST (test_blur_whole_unit_edges),
+    CF_KERNEL_TEST (test_blur_folded_edges),
+    CF_KERNEL_TEST (test_blur_direct_rows),
+    CF_KERNEL_TEST (test_blur_large_radii),
+    CF_KERNEL_TEST (test_blur_extreme_weights),
+    CF_KERNEL_TEST (test_blur_invalid_arguments));

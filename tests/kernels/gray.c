@@ -85,21 +85,7 @@ GST_START_TEST (test_gray_invalid_arguments)
 
 GST_END_TEST;
 
-static Suite *
-gray_suite (void)
-{
-  TCase *tc;
-  Suite *s = cf_kernel_test_suite ("kernels-gray", &tc);
-
-  tcase_add_test (tc, test_gpu_equals_reference);
-  tcase_add_test (tc, test_gpu_solid_colour);
-  tcase_add_test (tc, test_gray_invalid_arguments);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_kernel_test_main (&argc, &argv, gray_suite, "kernels-gray",
-      __FILE__);
-}
+CF_KERNEL_TEST_MAIN ("kernels-gray",
+    CF_KERNEL_TEST (test_gpu_equals_reference),
+    CF_KERNEL_TEST (test_gpu_solid_colour),
+    CF_KERNEL_TEST (test_gray_invalid_arguments));

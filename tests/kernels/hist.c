@@ -360,23 +360,9 @@ GST_START_TEST (test_hist_invalid_arguments)
 
 GST_END_TEST;
 
-static Suite *
-hist_suite (void)
-{
-  TCase *tc;
-  Suite *s = cf_kernel_test_suite ("kernels-hist", &tc);
-
-  tcase_add_test (tc, test_hist_shapes);
-  tcase_add_test (tc, test_hist_equals_reference);
-  tcase_add_test (tc, test_hist_regions);
-  tcase_add_test (tc, test_hist_warp_bytes_equals_reference);
-  tcase_add_test (tc, test_hist_invalid_arguments);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_kernel_test_main (&argc, &argv, hist_suite, "kernels-hist",
-      __FILE__);
-}
+CF_KERNEL_TEST_MAIN ("kernels-hist",
+    CF_KERNEL_TEST (test_hist_shapes),
+    CF_KERNEL_TEST (test_hist_equals_reference),
+    CF_KERNEL_TEST (test_hist_regions),
+    CF_KERNEL_TEST (test_hist_warp_bytes_equals_reference),
+    CF_KERNEL_TEST (test_hist_invalid_arguments));

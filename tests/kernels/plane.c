@@ -85,21 +85,7 @@ GST_START_TEST (test_earlier_runtime_error)
 
 GST_END_TEST;
 
-static Suite *
-plane_suite (void)
-{
-  TCase *tc;
-  Suite *s = cf_kernel_test_suite ("kernels-plane", &tc);
-
-  tcase_add_test (tc, test_plane_copy_and_fill);
-  tcase_add_test (tc, test_plane_invalid_arguments);
-  tcase_add_test (tc, test_earlier_runtime_error);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_kernel_test_main (&argc, &argv, plane_suite, "kernels-plane",
-      __FILE__);
-}
+CF_KERNEL_TEST_MAIN ("kernels-plane",
+    CF_KERNEL_TEST (test_plane_copy_and_fill),
+    CF_KERNEL_TEST (test_plane_invalid_arguments),
+    CF_KERNEL_TEST (test_earlier_runtime_error));

@@ -338,20 +338,7 @@ GST_START_TEST (test_sum_invalid_arguments)
 
 GST_END_TEST;
 
-static Suite *
-sum_suite (void)
-{
-  TCase *tc;
-  Suite *s = cf_kernel_test_suite ("kernels-sum", &tc);
-
-  tcase_add_test (tc, test_sum_equals_reference);
-  tcase_add_test (tc, test_sum_regions);
-  tcase_add_test (tc, test_sum_invalid_arguments);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_kernel_test_main (&argc, &argv, sum_suite, "kernels-sum", __FILE__);
-}
+CF_KERNEL_TEST_MAIN ("kernels-sum",
+    CF_KERNEL_TEST (test_sum_equals_reference),
+    CF_KERNEL_TEST (test_sum_regions),
+    CF_KERNEL_TEST (test_sum_invalid_arguments));

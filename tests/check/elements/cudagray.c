@@ -102,6 +102,23 @@ check_all_sizes (GstHarness * h, const gchar * in_features,
   }
 }
 
+/* Each of @formats (@n_formats) at every size through a harness of its
+ * own around @launch, whose output, in @sink_caps, is @out_format. */
+static void
+check_pipeline_all_formats (const gchar * launch, const gchar * sink_caps,
+    const GstVideoFormat * formats, guint n_formats, GstVideoFormat out_format)
+{
+  guint f;
+
+  for (f = 0; f < n_formats; f++) {
+    GstHarness *h = gst_harness_new_parse (launch);
+
+    gst_harness_set_sink_caps_str (h, sink_caps);
+    check_all_sizes (h, "", formats[f], out_format);
+    gst_harness_teardown (h);
+  }
+}
+
 static GstCaps *
 element_pad_caps (GstHarness * h, const gchar * element, const gchar * pad)
 {
@@ -121,6 +138,18 @@ caps_in_cuda_memory (GstCaps * caps)
   GstCapsFeatures *f = gst_caps_get_features (caps, 0);
   return f && gst_caps_features_contains (f,
       GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+/* cudagray's @pad negotiated CUDA memory if @cuda, else system memory */
+static void
+check_pad_memory (GstHarness * h, const gchar * pad, gboolean cuda)
+{
+  GstCaps *caps = element_pad_caps (h, "cudagray", pad);
+
+  /* (caps_in_cuda_memory() is TRUE or FALSE) */
+  fail_unless (caps_in_cuda_memory (caps) == cuda, "cudagray.%s: %s CUDA "
+      "memory", pad, cuda ? "not in" : "in");
+  gst_caps_unref (caps);
 }
 
 /* Downstream (the harness) offers no pool: the download goes into the
@@ -148,14 +177,11 @@ GST_START_TEST (test_system_to_system)
 
   for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
     GstHarness *h = gst_harness_new ("cudagray");
-    GstCaps *caps;
 
     gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8");
     check_all_sizes (h, "", sys_formats[f], GST_VIDEO_FORMAT_GRAY8);
     check_output_is_pinned (h, sys_formats[f]);
-    caps = element_pad_caps (h, "cudagray", "src");
-    fail_if (caps_in_cuda_memory (caps));
-    gst_caps_unref (caps);
+    check_pad_memory (h, "src", FALSE);
     gst_harness_teardown (h);
   }
 }
@@ -178,17 +204,12 @@ GST_START_TEST (test_cuda_to_cuda)
           "video/x-raw(memory:CUDAMemory), format=%s ! cudadownload",
           gst_video_format_to_string (outs[o]));
       GstHarness *h = gst_harness_new_parse (launch);
-      GstCaps *caps;
 
       g_free (launch);
       gst_harness_set_sink_caps_str (h, "video/x-raw");
       check_all_sizes (h, "", cuda_formats[f], outs[o]);
-      caps = element_pad_caps (h, "cudagray", "sink");
-      fail_unless (caps_in_cuda_memory (caps));
-      gst_caps_unref (caps);
-      caps = element_pad_caps (h, "cudagray", "src");
-      fail_unless (caps_in_cuda_memory (caps));
-      gst_caps_unref (caps);
+      check_pad_memory (h, "sink", TRUE);
+      check_pad_memory (h, "src", TRUE);
       gst_harness_teardown (h);
     }
   }
@@ -199,16 +220,10 @@ GST_END_TEST;
 /* system memory in, CUDA memory out: upload in the element */
 GST_START_TEST (test_system_to_cuda)
 {
-  guint f;
-
-  for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
-    GstHarness *h = gst_harness_new_parse ("cudagray ! "
-        "video/x-raw(memory:CUDAMemory), format=NV12 ! cudadownload");
-
-    gst_harness_set_sink_caps_str (h, "video/x-raw");
-    check_all_sizes (h, "", sys_formats[f], GST_VIDEO_FORMAT_NV12);
-    gst_harness_teardown (h);
-  }
+  check_pipeline_all_formats ("cudagray ! "
+      "video/x-raw(memory:CUDAMemory), format=NV12 ! cudadownload",
+      "video/x-raw", sys_formats, G_N_ELEMENTS (sys_formats),
+      GST_VIDEO_FORMAT_NV12);
 }
 
 GST_END_TEST;
@@ -216,16 +231,10 @@ GST_END_TEST;
 /* CUDA memory in, GRAY8 in system memory out: download in the element */
 GST_START_TEST (test_cuda_to_system)
 {
-  guint f;
-
-  for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
-    GstHarness *h = gst_harness_new_parse ("cudaupload ! "
-        "video/x-raw(memory:CUDAMemory) ! cudagray");
-
-    gst_harness_set_sink_caps_str (h, "video/x-raw, format=GRAY8");
-    check_all_sizes (h, "", cuda_formats[f], GST_VIDEO_FORMAT_GRAY8);
-    gst_harness_teardown (h);
-  }
+  check_pipeline_all_formats ("cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudagray",
+      "video/x-raw, format=GRAY8", cuda_formats, G_N_ELEMENTS (cuda_formats),
+      GST_VIDEO_FORMAT_GRAY8);
 }
 
 GST_END_TEST;

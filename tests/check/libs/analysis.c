@@ -163,16 +163,6 @@ gst_cuda_test_counter_init (GstCudaTestCounter * self)
 {
 }
 
-static void
-counter_set_value (GstHarness * h, guint64 value)
-{
-  GstCudaTestCounter *self = (GstCudaTestCounter *) h->element;
-
-  GST_OBJECT_LOCK (self);
-  self->value = value;
-  GST_OBJECT_UNLOCK (self);
-}
-
 static GstClockTime
 frame_pts (guint i)
 {
@@ -225,27 +215,68 @@ counter_harness (GstBus ** bus, GstBufferPool ** pool)
   return h;
 }
 
+/* What a test holds of the cudatestcounter it runs (counter_new()): every
+ * helper below takes it. */
+typedef struct
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstBufferPool *pool;
+} Counter;
+
+static Counter *
+counter_new (void)
+{
+  Counter *c = g_new0 (Counter, 1);
+
+  c->h = counter_harness (&c->bus, &c->pool);
+  return c;
+}
+
 static void
-counter_free (GstHarness * h, GstBus * bus, GstBufferPool * pool)
+counter_free (Counter * c)
 {
   gate_set_closed (FALSE);
-  cf_test_free_harness (h, bus);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
+  cf_test_free_harness (c->h, c->bus);
+  gst_buffer_pool_set_active (c->pool, FALSE);
+  gst_object_unref (c->pool);
+  g_free (c);
+}
+
+static void
+counter_set_value (Counter * c, guint64 value)
+{
+  GstCudaTestCounter *self = (GstCudaTestCounter *) c->h->element;
+
+  GST_OBJECT_LOCK (self);
+  self->value = value;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+counter_set_interval (Counter * c, guint64 interval)
+{
+  g_object_set (c->h->element, "interval", interval, NULL);
 }
 
 /* Frame @i of the stream, zeros, in pinned memory. */
 static GstBuffer *
-counter_frame (GstBufferPool * pool, guint i)
+counter_frame (Counter * c, guint i)
 {
   GstBuffer *buf = NULL;
 
-  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
-      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (c->pool, &buf,
+          NULL), GST_FLOW_OK);
   gst_buffer_memset (buf, 0, 0, gst_buffer_get_size (buf));
   GST_BUFFER_PTS (buf) = frame_pts (i);
   GST_BUFFER_DURATION (buf) = frame_pts (i + 1) - frame_pts (i);
   return buf;
+}
+
+static void
+push_eos (Counter * c)
+{
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_eos ()));
 }
 
 /* @s (a message, or a meta's structure named as one) is the result of
@@ -273,14 +304,14 @@ check_counter_result (const GstStructure * s, guint first, guint frames,
       ", want %" G_GUINT64_FORMAT, what, got_pixels, pixels * frames);
 }
 
-/* The next message on @bus, waiting up to @timeout (for the results
+/* The next message on the bus, waiting up to @timeout (for the results
  * thread): the result of @frames frames from frame @first on, summing
  * @value.  To free. */
 static GstStructure *
-next_counter_message (GstBus * bus, GstClockTime timeout, guint first,
+next_counter_message (Counter * c, GstClockTime timeout, guint first,
     guint frames, guint64 value, const gchar * what)
 {
-  GstStructure *s = cf_test_next_result (bus, timeout);
+  GstStructure *s = cf_test_next_result (c->bus, timeout);
 
   fail_unless (s != NULL, "%s: no message", what);
   check_counter_result (s, first, frames, value, 16 * 16, what);
@@ -289,11 +320,18 @@ next_counter_message (GstBus * bus, GstClockTime timeout, guint first,
 
 /* The next message: @frames frames from frame @first on, summing @value. */
 static void
-expect_counter_message (GstBus * bus, guint first, guint frames,
+expect_counter_message (Counter * c, guint first, guint frames,
     guint64 value, const gchar * what)
 {
-  gst_structure_free (next_counter_message (bus, 10 * GST_SECOND, first,
+  gst_structure_free (next_counter_message (c, 10 * GST_SECOND, first,
           frames, value, what));
+}
+
+/* No message comes within @timeout (0: none is on the bus already). */
+static void
+expect_no_message (Counter * c, GstClockTime timeout, const gchar * what)
+{
+  fail_unless (cf_test_next_result (c->bus, timeout) == NULL, "%s", what);
 }
 
 /* A push (a frame, or an event) from a thread of its own, which may wait
@@ -373,62 +411,87 @@ pusher_finish (Pusher * p)
 
 /* Pushes frames @first to @first + @n - 1, which go on at once. */
 static void
-push_frames (GstHarness * h, GstBufferPool * pool, guint first, guint n)
+push_frames (Counter * c, guint first, guint n)
 {
   guint i;
 
   for (i = first; i < first + n; i++)
-    fail_unless_equals_int (gst_harness_push (h, counter_frame (pool, i)),
+    fail_unless_equals_int (gst_harness_push (c->h, counter_frame (c, i)),
         GST_FLOW_OK);
 }
 
 /* Frame 0, of value 1, with the gate open: the element allocates what it
  * needs; with @message (interval 0), its message is taken off the bus. */
 static void
-warm_up (GstHarness * h, GstBus * bus, GstBufferPool * pool, gboolean message)
+warm_up (Counter * c, gboolean message)
 {
-  counter_set_value (h, 1);
-  push_frames (h, pool, 0, 1);
+  counter_set_value (c, 1);
+  push_frames (c, 0, 1);
   if (message)
-    expect_counter_message (bus, 0, 1, 1, "frame 0");
+    expect_counter_message (c, 0, 1, 1, "frame 0");
 }
 
 /* A frame whose slot is still taken (SLOTS frames held at the gate), from
  * a thread, found waiting after a while (it cannot go on: the gate is
  * closed). */
 static Pusher *
-push_waiting_frame (GstHarness * h, GstBufferPool * pool, guint i)
+push_waiting_frame (Counter * c, guint i)
 {
-  Pusher *p = pusher_start (h, counter_frame (pool, i), NULL);
+  Pusher *p = pusher_start (c->h, counter_frame (c, i), NULL);
 
   fail_if (pusher_wait (p, 200), "frame %u did not wait", i);
   return p;
 }
 
+/* After warm_up(): frames 1 to SLOTS, of value 5, fill every slot, held at
+ * the closed gate, and frame SLOTS + 1 waits for a slot. */
+static Pusher *
+fill_slots (Counter * c)
+{
+  warm_up (c, TRUE);
+  gate_set_closed (TRUE);
+  counter_set_value (c, 5);
+  push_frames (c, 1, SLOTS);
+  return push_waiting_frame (c, SLOTS + 1);
+}
+
+/* FLUSH_START ends the wait of @p, @waiting, at the closed gate, which
+ * opens after it. */
+static void
+expect_flush_wakes (Counter * c, Pusher * p, const gchar * waiting)
+{
+  gboolean woke;
+
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_start ()));
+  /* (well within the 10 s of the GPU's timeout) */
+  woke = pusher_wait (p, 3000);
+  gate_set_closed (FALSE);
+  fail_unless (woke, "FLUSH_START did not wake %s", waiting);
+}
+
 /* The stream goes on after a flush, from frame @i with value @value: the
  * first message is that frame's, none of a frame before the flush. */
 static void
-expect_stream_goes_on (GstHarness * h, GstBus * bus, GstBufferPool * pool,
-    guint i, guint64 value)
+expect_stream_goes_on (Counter * c, guint i, guint64 value)
 {
   GstSegment segment;
 
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_stop (TRUE)));
   gst_segment_init (&segment, GST_FORMAT_TIME);
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-  counter_set_value (h, value);
-  push_frames (h, pool, i, 1);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  expect_counter_message (bus, i, 1, value, "the frame after the flush");
-  fail_unless (cf_test_next_result (bus, 0) == NULL);
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_segment (&segment)));
+  counter_set_value (c, value);
+  push_frames (c, i, 1);
+  push_eos (c);
+  expect_counter_message (c, i, 1, value, "the frame after the flush");
+  expect_no_message (c, 0, "a message of a frame before the flush");
 }
 
 /* Frame @i, adding @value, which goes on at once. */
 static void
-push_frame (GstHarness * h, GstBufferPool * pool, guint i, guint64 value)
+push_frame (Counter * c, guint i, guint64 value)
 {
-  counter_set_value (h, value);
-  push_frames (h, pool, i, 1);
+  counter_set_value (c, value);
+  push_frames (c, i, 1);
 }
 
 /* what frame @i adds in the tests of several frames: the sum of frames
@@ -436,27 +499,37 @@ push_frame (GstHarness * h, GstBufferPool * pool, guint i, guint64 value)
 #define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
 #define BITS(first, n) ((BIT (n) - 1) << (first))
 
+/* Frames @first to @first + @n - 1, each adding its BIT(). */
+static void
+push_bit_frames (Counter * c, guint first, guint n)
+{
+  guint i;
+
+  for (i = first; i < first + n; i++)
+    push_frame (c, i, BIT (i));
+}
+
 /* the segment of the timed tests starts at 10 s of running time */
 #define SEGMENT_BASE (10 * GST_SECOND)
 
 static void
-push_timed_segment (GstHarness * h)
+push_timed_segment (Counter * c)
 {
   GstSegment segment;
 
   gst_segment_init (&segment, GST_FORMAT_TIME);
   segment.base = SEGMENT_BASE;
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_segment (&segment)));
 }
 
-/* counter_harness() in the timed segment */
-static GstHarness *
-timed_harness (GstBus ** bus, GstBufferPool ** pool)
+/* counter_new() in the timed segment */
+static Counter *
+counter_new_timed (void)
 {
-  GstHarness *h = counter_harness (bus, pool);
+  Counter *c = counter_new ();
 
-  push_timed_segment (h);
-  return h;
+  push_timed_segment (c);
+  return c;
 }
 
 /* @s's times are those of frames @first_frame to @first_frame + @frames -
@@ -476,14 +549,14 @@ check_times (const GstStructure * s, guint first_frame, guint frames)
   fail_unless_equals_uint64 (dur, end - start);
 }
 
-/* The next message on @bus (waiting up to @timeout): frames @first to
+/* The next message on the bus (waiting up to @timeout): frames @first to
  * @first + @frames - 1 of the timed segment, summing @value, with their
  * times. */
 static void
-expect_timed_message (GstBus * bus, GstClockTime timeout, guint first,
+expect_timed_message (Counter * c, GstClockTime timeout, guint first,
     guint frames, guint64 value, const gchar * what)
 {
-  GstStructure *s = next_counter_message (bus, timeout, first, frames, value,
+  GstStructure *s = next_counter_message (c, timeout, first, frames, value,
       what);
 
   check_times (s, first, frames);
@@ -698,20 +771,18 @@ GST_END_TEST;
 GST_START_TEST (test_interval_posted_early)
 {
   const guint64 quarter = G_GUINT64_CONSTANT (1) << 62;
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
 
-  g_object_set (h->element, "interval", (guint64) 3600 * GST_SECOND, NULL);
-  counter_set_value (h, quarter);
-  push_frames (h, pool, 0, 10);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  expect_counter_message (bus, 0, 3, 3 * quarter, "frames 0-2");
-  expect_counter_message (bus, 3, 3, 3 * quarter, "frames 3-5");
-  expect_counter_message (bus, 6, 3, 3 * quarter, "frames 6-8");
-  expect_counter_message (bus, 9, 1, quarter, "frame 9, at EOS");
-  fail_unless (cf_test_next_result (bus, 0) == NULL);
-  counter_free (h, bus, pool);
+  counter_set_interval (c, 3600 * GST_SECOND);
+  counter_set_value (c, quarter);
+  push_frames (c, 0, 10);
+  push_eos (c);
+  expect_counter_message (c, 0, 3, 3 * quarter, "frames 0-2");
+  expect_counter_message (c, 3, 3, 3 * quarter, "frames 3-5");
+  expect_counter_message (c, 6, 3, 3 * quarter, "frames 6-8");
+  expect_counter_message (c, 9, 1, quarter, "frame 9, at EOS");
+  expect_no_message (c, 0, "a message more at EOS");
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -721,26 +792,14 @@ GST_END_TEST;
  * once, and the results of those frames are never posted. */
 GST_START_TEST (test_flush_wakes_frame_waiting_for_slot)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
-  Pusher *p;
-  gboolean woke;
+  Counter *c = counter_new ();
+  Pusher *p = fill_slots (c);
 
-  warm_up (h, bus, pool, TRUE);
-  gate_set_closed (TRUE);
-  counter_set_value (h, 5);
-  push_frames (h, pool, 1, SLOTS);
-  p = push_waiting_frame (h, pool, SLOTS + 1);
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  /* (well within the 10 s of the GPU's timeout) */
-  woke = pusher_wait (p, 3000);
-  gate_set_closed (FALSE);
-  fail_unless (woke, "FLUSH_START did not wake the frame waiting for a slot");
+  expect_flush_wakes (c, p, "the frame waiting for a slot");
   fail_unless_equals_int (pusher_finish (p), GST_FLOW_FLUSHING);
 
-  expect_stream_goes_on (h, bus, pool, SLOTS + 2, 7);
-  counter_free (h, bus, pool);
+  expect_stream_goes_on (c, SLOTS + 2, 7);
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -760,30 +819,22 @@ open_gate_after_push (gpointer data)
  * waits for the streaming thread to leave the element. */
 GST_START_TEST (test_ready_wakes_frame_waiting_for_slot)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
+  Pusher *p = fill_slots (c);
   GThread *opener;
-  Pusher *p;
   gboolean woke;
 
-  warm_up (h, bus, pool, TRUE);
-  gate_set_closed (TRUE);
-  counter_set_value (h, 5);
-  push_frames (h, pool, 1, SLOTS);
-  p = push_waiting_frame (h, pool, SLOTS + 1);
   /* stop() waits for the frames on the GPU: the gate opens once the frame
    * waiting for a slot has returned */
   opener = g_thread_new ("opener", open_gate_after_push, p);
-  fail_unless_equals_int (gst_element_set_state (h->element,
+  fail_unless_equals_int (gst_element_set_state (c->h->element,
           GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
   woke = GPOINTER_TO_INT (g_thread_join (opener));
   fail_unless (woke, "going to READY did not wake the frame waiting for a "
       "slot");
   fail_unless_equals_int (pusher_finish (p), GST_FLOW_FLUSHING);
-  /* no result of the frames on the GPU was posted */
-  fail_unless (cf_test_next_result (bus, 0) == NULL);
-  counter_free (h, bus, pool);
+  expect_no_message (c, 0, "a result of the frames on the GPU was posted");
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -792,27 +843,21 @@ GST_END_TEST;
  * ends that wait, and nothing of the interval is posted. */
 GST_START_TEST (test_flush_wakes_eos)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
   Pusher *p;
-  gboolean woke;
 
-  g_object_set (h->element, "interval", (guint64) 3600 * GST_SECOND, NULL);
-  warm_up (h, bus, pool, FALSE);
+  counter_set_interval (c, 3600 * GST_SECOND);
+  warm_up (c, FALSE);
   gate_set_closed (TRUE);
-  counter_set_value (h, 5);
-  push_frames (h, pool, 1, 3);
-  p = pusher_start (h, NULL, gst_event_new_eos ());
+  counter_set_value (c, 5);
+  push_frames (c, 1, 3);
+  p = pusher_start (c->h, NULL, gst_event_new_eos ());
   fail_if (pusher_wait (p, 200), "EOS did not wait for the frames");
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  woke = pusher_wait (p, 3000);
-  gate_set_closed (FALSE);
-  fail_unless (woke, "FLUSH_START did not wake EOS waiting for the frames");
+  expect_flush_wakes (c, p, "EOS waiting for the frames");
   pusher_finish (p);
 
-  expect_stream_goes_on (h, bus, pool, 4, 7);
-  counter_free (h, bus, pool);
+  expect_stream_goes_on (c, 4, 7);
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -821,31 +866,24 @@ GST_END_TEST;
  * wait too, and the next frame carries its own result. */
 GST_START_TEST (test_flush_wakes_frame_waiting_for_meta)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
   GstCustomMeta *meta;
   GstBuffer *out;
   Pusher *p;
-  gboolean woke;
   guint64 value = 0;
 
-  g_object_set (h->element, "attach-meta", TRUE, NULL);
-  warm_up (h, bus, pool, TRUE);
-  gst_buffer_unref (gst_harness_pull (h));
+  g_object_set (c->h->element, "attach-meta", TRUE, NULL);
+  warm_up (c, TRUE);
+  gst_buffer_unref (gst_harness_pull (c->h));
   gate_set_closed (TRUE);
-  counter_set_value (h, 5);
-  p = pusher_start (h, counter_frame (pool, 1), NULL);
+  counter_set_value (c, 5);
+  p = pusher_start (c->h, counter_frame (c, 1), NULL);
   fail_if (pusher_wait (p, 200), "the frame did not wait for its result");
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  woke = pusher_wait (p, 3000);
-  gate_set_closed (FALSE);
-  fail_unless (woke, "FLUSH_START did not wake the frame waiting for its "
-      "result");
+  expect_flush_wakes (c, p, "the frame waiting for its result");
   fail_unless_equals_int (pusher_finish (p), GST_FLOW_FLUSHING);
 
-  expect_stream_goes_on (h, bus, pool, 2, 7);
-  out = gst_harness_pull (h);
+  expect_stream_goes_on (c, 2, 7);
+  out = gst_harness_pull (c->h);
   meta = gst_buffer_get_custom_meta (out, "GstCudaTestCounterMeta");
   fail_unless (meta != NULL);
   fail_unless (gst_structure_get_uint64 (gst_custom_meta_get_structure
@@ -853,7 +891,7 @@ GST_START_TEST (test_flush_wakes_frame_waiting_for_meta)
   fail_unless_equals_uint64 (value, 7);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), frame_pts (2));
   gst_buffer_unref (out);
-  counter_free (h, bus, pool);
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -863,21 +901,20 @@ GST_END_TEST;
  * the frames held are dropped. */
 GST_START_TEST (test_gpu_timeout)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
   GstMessage *msg;
   GError *err = NULL;
   Pusher *p;
   gint64 start, waited;
   gboolean returned;
 
-  warm_up (h, bus, pool, TRUE);
+  warm_up (c, TRUE);
   gate_set_closed (TRUE);
-  counter_set_value (h, 5);
+  counter_set_value (c, 5);
+  /* (not fill_slots(): the wait is timed from the first frame held) */
   start = g_get_monotonic_time ();
-  push_frames (h, pool, 1, SLOTS);
-  p = push_waiting_frame (h, pool, SLOTS + 1);
+  push_frames (c, 1, SLOTS);
+  p = push_waiting_frame (c, SLOTS + 1);
   returned = pusher_wait (p, 25000);
   waited = g_get_monotonic_time () - start;
   if (!returned)
@@ -886,7 +923,7 @@ GST_START_TEST (test_gpu_timeout)
   fail_unless_equals_int (pusher_finish (p), GST_FLOW_ERROR);
   fail_unless (waited >= 10 * G_TIME_SPAN_SECOND - 500 *
       G_TIME_SPAN_MILLISECOND, "failed after %" G_GINT64_FORMAT " us", waited);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  msg = gst_bus_pop_filtered (c->bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no error message");
   gst_message_parse_error (msg, &err, NULL);
   fail_unless_equals_string (err->message,
@@ -896,18 +933,18 @@ GST_START_TEST (test_gpu_timeout)
 
   /* the next frame fails at once, without a second message */
   start = g_get_monotonic_time ();
-  fail_unless_equals_int (gst_harness_push (h, counter_frame (pool,
+  fail_unless_equals_int (gst_harness_push (c->h, counter_frame (c,
               SLOTS + 2)), GST_FLOW_ERROR);
   fail_unless (g_get_monotonic_time () - start < G_TIME_SPAN_SECOND);
-  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  fail_unless (gst_bus_pop_filtered (c->bus, GST_MESSAGE_ERROR) == NULL);
 
   /* the GPU comes back: the frames held are done (stop() waits for them)
    * and their results dropped */
   gate_set_closed (FALSE);
-  fail_unless_equals_int (gst_element_set_state (h->element,
+  fail_unless_equals_int (gst_element_set_state (c->h->element,
           GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
-  fail_unless (cf_test_next_result (bus, 0) == NULL);
-  counter_free (h, bus, pool);
+  expect_no_message (c, 0, "a result of the frames held was posted");
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -918,42 +955,36 @@ GST_END_TEST;
  * frame's own result and times; none more at EOS. */
 GST_START_TEST (test_messages_every_frame)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   guint i;
 
+  push_bit_frames (c, 0, 12);
   for (i = 0; i < 12; i++)
-    push_frame (h, pool, i, BIT (i));
-  for (i = 0; i < 12; i++)
-    expect_timed_message (bus, 10 * GST_SECOND, i, 1, BIT (i), "every frame");
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  fail_unless (cf_test_next_result (bus, 0) == NULL, "a message more at EOS");
-  counter_free (h, bus, pool);
+    expect_timed_message (c, 10 * GST_SECOND, i, 1, BIT (i), "every frame");
+  push_eos (c);
+  expect_no_message (c, 0, "a message more at EOS");
+  counter_free (c);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_interval_and_eos)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   guint i;
 
   /* 0.1 s: three frames of 1/30 s each */
-  g_object_set (h->element, "interval", (guint64) 100 * GST_MSECOND, NULL);
-  for (i = 0; i < 10; i++)
-    push_frame (h, pool, i, BIT (i));
+  counter_set_interval (c, 100 * GST_MSECOND);
+  push_bit_frames (c, 0, 10);
   for (i = 0; i < 3; i++)
-    expect_timed_message (bus, 10 * GST_SECOND, 3 * i, 3, BITS (3 * i, 3),
+    expect_timed_message (c, 10 * GST_SECOND, 3 * i, 3, BITS (3 * i, 3),
         "interval");
-  fail_unless (cf_test_next_result (bus, 100 * GST_MSECOND) == NULL,
+  expect_no_message (c, 100 * GST_MSECOND,
       "the partial interval was posted before EOS");
   /* EOS posts the last, partial interval before it goes on */
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  expect_timed_message (bus, 0, 9, 1, BIT (9), "partial interval at EOS");
-  counter_free (h, bus, pool);
+  push_eos (c);
+  expect_timed_message (c, 0, 9, 1, BIT (9), "partial interval at EOS");
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -963,22 +994,20 @@ GST_END_TEST;
 GST_START_TEST (test_timestamp_back)
 {
   static const guint order[] = { 5, 6, 7, 2, 3 };
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   guint i;
 
-  g_object_set (h->element, "interval", (guint64) GST_SECOND, NULL);
+  counter_set_interval (c, GST_SECOND);
   for (i = 0; i < G_N_ELEMENTS (order); i++)
-    push_frame (h, pool, order[i], BIT (order[i]));
-  expect_timed_message (bus, 10 * GST_SECOND, 5, 3, BITS (5, 3),
+    push_frame (c, order[i], BIT (order[i]));
+  expect_timed_message (c, 10 * GST_SECOND, 5, 3, BITS (5, 3),
       "before going back");
-  fail_unless (cf_test_next_result (bus, 100 * GST_MSECOND) == NULL,
+  expect_no_message (c, 100 * GST_MSECOND,
       "the interval after going back was posted before EOS");
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  expect_timed_message (bus, 0, 2, 2, BITS (2, 2), "after going back, at EOS");
-  fail_unless (cf_test_next_result (bus, 0) == NULL);
-  counter_free (h, bus, pool);
+  push_eos (c);
+  expect_timed_message (c, 0, 2, 2, BITS (2, 2), "after going back, at EOS");
+  expect_no_message (c, 0, "a message more at EOS");
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -988,76 +1017,67 @@ GST_END_TEST;
  * messages from one frame, the earlier interval's first. */
 GST_START_TEST (test_timestamp_back_whole_interval)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   GstBuffer *long_frame;
   GstStructure *s;
   guint64 dur;
-  guint i;
 
-  g_object_set (h->element, "interval", (guint64) 500 * GST_MSECOND, NULL);
-  for (i = 5; i < 8; i++)
-    push_frame (h, pool, i, BIT (i));
-  long_frame = counter_frame (pool, 2);
+  counter_set_interval (c, 500 * GST_MSECOND);
+  push_bit_frames (c, 5, 3);
+  long_frame = counter_frame (c, 2);
   GST_BUFFER_DURATION (long_frame) = GST_SECOND;
-  counter_set_value (h, BIT (2));
-  fail_unless_equals_int (gst_harness_push (h, long_frame), GST_FLOW_OK);
+  counter_set_value (c, BIT (2));
+  fail_unless_equals_int (gst_harness_push (c->h, long_frame), GST_FLOW_OK);
 
-  expect_timed_message (bus, 10 * GST_SECOND, 5, 3, BITS (5, 3),
+  expect_timed_message (c, 10 * GST_SECOND, 5, 3, BITS (5, 3),
       "before going back");
-  s = next_counter_message (bus, 10 * GST_SECOND, 2, 1, BIT (2),
+  s = next_counter_message (c, 10 * GST_SECOND, 2, 1, BIT (2),
       "the long frame");
   fail_unless (gst_structure_get_uint64 (s, "duration", &dur));
   fail_unless_equals_uint64 (dur, GST_SECOND);
   gst_structure_free (s);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  fail_unless (cf_test_next_result (bus, 0) == NULL,
-      "a message at EOS for an interval already posted");
-  counter_free (h, bus, pool);
+  push_eos (c);
+  expect_no_message (c, 0, "a message at EOS for an interval already posted");
+  counter_free (c);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_no_messages)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   guint i;
 
-  g_object_set (h->element, "post-messages", FALSE, NULL);
+  g_object_set (c->h->element, "post-messages", FALSE, NULL);
   for (i = 0; i < 5; i++) {
-    push_frame (h, pool, i, BIT (i));
-    gst_buffer_unref (gst_harness_pull (h));
+    push_frame (c, i, BIT (i));
+    gst_buffer_unref (gst_harness_pull (c->h));
   }
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  fail_unless (cf_test_next_result (bus, 200 * GST_MSECOND) == NULL);
-  counter_free (h, bus, pool);
+  push_eos (c);
+  expect_no_message (c, 200 * GST_MSECOND, "a message with post-messages "
+      "off");
+  counter_free (c);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_flush)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   guint i;
 
-  g_object_set (h->element, "interval", (guint64) GST_SECOND, NULL);
-  for (i = 0; i < 5; i++)
-    push_frame (h, pool, i, BIT (i));
+  counter_set_interval (c, GST_SECOND);
+  push_bit_frames (c, 0, 5);
   /* a flush drops the interval being summed */
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  push_timed_segment (h);
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_stop (TRUE)));
+  push_timed_segment (c);
   for (i = 0; i < 2; i++)
-    push_frame (h, pool, i, BIT (8 + i));
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  expect_timed_message (bus, 0, 0, 2, BITS (8, 2), "after a flush");
-  fail_unless (cf_test_next_result (bus, 0) == NULL);
-  counter_free (h, bus, pool);
+    push_frame (c, i, BIT (8 + i));
+  push_eos (c);
+  expect_timed_message (c, 0, 0, 2, BITS (8, 2), "after a flush");
+  expect_no_message (c, 0, "a message of the interval flushed");
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -1066,13 +1086,11 @@ GST_END_TEST;
  * it: no message of a frame before FLUSH_STOP comes after it. */
 GST_START_TEST (test_flush_while_posting)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   /* on the heap: should a check fail, the results thread may still be
    * at the gate */
   PostGate *pg = g_new0 (PostGate, 1);
-  GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
+  GstPad *sinkpad = gst_element_get_static_pad (c->h->element, "sink");
   GThread *flusher;
   gchar order[sizeof (pg->order)];
   gboolean seen;
@@ -1080,13 +1098,13 @@ GST_START_TEST (test_flush_while_posting)
 
   g_mutex_init (&pg->lock);
   g_cond_init (&pg->cond);
-  pg->h = h;
-  gst_bus_set_sync_handler (bus, post_gate_sync_handler, pg, NULL);
+  pg->h = c->h;
+  gst_bus_set_sync_handler (c->bus, post_gate_sync_handler, pg, NULL);
   fail_unless (sinkpad != NULL);
   gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_EVENT_FLUSH,
       post_gate_flush_probe, pg, NULL);
 
-  push_frame (h, pool, 0, BIT (0));
+  push_frame (c, 0, BIT (0));
   g_mutex_lock (&pg->lock);
   while (!pg->in_post && g_cond_wait_until (&pg->cond, &pg->lock, deadline));
   seen = pg->in_post;
@@ -1117,20 +1135,20 @@ GST_START_TEST (test_flush_while_posting)
   fail_unless_equals_string (order, "mf");
 
   /* the frame before the flush has its message, the one after it its own */
-  push_timed_segment (h);
-  push_frame (h, pool, 3, BIT (3));
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  expect_timed_message (bus, 0, 0, 1, BIT (0), "the frame before the flush");
-  expect_timed_message (bus, 0, 3, 1, BIT (3), "the frame after the flush");
-  fail_unless (cf_test_next_result (bus, 0) == NULL);
+  push_timed_segment (c);
+  push_frame (c, 3, BIT (3));
+  push_eos (c);
+  expect_timed_message (c, 0, 0, 1, BIT (0), "the frame before the flush");
+  expect_timed_message (c, 0, 3, 1, BIT (3), "the frame after the flush");
+  expect_no_message (c, 0, "a message more at EOS");
   g_mutex_lock (&pg->lock);
   memcpy (order, pg->order, sizeof (order));
   g_mutex_unlock (&pg->lock);
   fail_unless_equals_string (order, "mfm");
 
-  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_bus_set_sync_handler (c->bus, NULL, NULL, NULL);
   gst_object_unref (sinkpad);
-  counter_free (h, bus, pool);
+  counter_free (c);
   g_cond_clear (&pg->cond);
   g_mutex_clear (&pg->lock);
   g_free (pg);
@@ -1143,30 +1161,28 @@ GST_END_TEST;
  * comes. */
 GST_START_TEST (test_meta)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = timed_harness (&bus, &pool);
+  Counter *c = counter_new_timed ();
   guint i;
 
-  g_object_set (h->element, "attach-meta", TRUE, NULL);
+  g_object_set (c->h->element, "attach-meta", TRUE, NULL);
   for (i = 0; i < 4; i++) {
     GstCustomMeta *meta;
     GstStructure *s;
     GstBuffer *out;
 
-    push_frame (h, pool, i, BIT (i));
-    out = gst_harness_pull (h);
+    push_frame (c, i, BIT (i));
+    out = gst_harness_pull (c->h);
     meta = gst_buffer_get_custom_meta (out, "GstCudaTestCounterMeta");
     fail_unless (meta != NULL, "no meta on frame %u", i);
     s = gst_custom_meta_get_structure (meta);
     gst_structure_set_name (s, "cudatestcounter");
     check_counter_result (s, i, 1, BIT (i), 16 * 16, "meta");
     check_times (s, i, 1);
-    expect_timed_message (bus, 10 * GST_SECOND, i, 1, BIT (i),
+    expect_timed_message (c, 10 * GST_SECOND, i, 1, BIT (i),
         "message with meta");
     gst_buffer_unref (out);
   }
-  counter_free (h, bus, pool);
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -1177,24 +1193,21 @@ GST_END_TEST;
  * fails a test on one). */
 GST_START_TEST (test_bytes_segment)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
   GstSegment segment;
   GstStructure *s;
   guint64 st, rt;
 
   gst_segment_init (&segment, GST_FORMAT_BYTES);
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-  push_frame (h, pool, 3, BIT (3));
-  s = next_counter_message (bus, 10 * GST_SECOND, 3, 1, BIT (3),
-      "bytes segment");
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_segment (&segment)));
+  push_frame (c, 3, BIT (3));
+  s = next_counter_message (c, 10 * GST_SECOND, 3, 1, BIT (3), "bytes segment");
   fail_unless (gst_structure_get_uint64 (s, "stream-time", &st));
   fail_unless (gst_structure_get_uint64 (s, "running-time", &rt));
   fail_unless_equals_uint64 (st, GST_CLOCK_TIME_NONE);
   fail_unless_equals_uint64 (rt, GST_CLOCK_TIME_NONE);
   gst_structure_free (s);
-  counter_free (h, bus, pool);
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -1214,9 +1227,7 @@ GST_START_TEST (test_region_of_interest)
     {5000, 0, 0, 0, 0},         /* outside: nothing */
     {10, 12, 50, 50, 24},       /* clipped */
   };
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (rois); i++) {
@@ -1224,16 +1235,16 @@ GST_START_TEST (test_region_of_interest)
         rois[i].w, rois[i].h);
     GstStructure *s;
 
-    g_object_set (h->element, "roi-x", rois[i].x, "roi-y", rois[i].y,
+    g_object_set (c->h->element, "roi-x", rois[i].x, "roi-y", rois[i].y,
         "roi-width", rois[i].w, "roi-height", rois[i].h, NULL);
-    push_frame (h, pool, i, BIT (i));
-    s = cf_test_next_result (bus, 10 * GST_SECOND);
+    push_frame (c, i, BIT (i));
+    s = cf_test_next_result (c->bus, 10 * GST_SECOND);
     fail_unless (s != NULL, "%s: no message", what);
     check_counter_result (s, i, 1, BIT (i), rois[i].pixels, what);
     gst_structure_free (s);
     g_free (what);
   }
-  counter_free (h, bus, pool);
+  counter_free (c);
 }
 
 GST_END_TEST;
@@ -1241,17 +1252,15 @@ GST_END_TEST;
 /* A frame shorter than its caps say: a flow error and an error message. */
 GST_START_TEST (test_short_buffer)
 {
-  GstBufferPool *pool;
-  GstBus *bus;
-  GstHarness *h = counter_harness (&bus, &pool);
+  Counter *c = counter_new ();
   GstMessage *msg;
 
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
-              16 * 4 * 15, NULL)), GST_FLOW_ERROR);
-  msg = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless_equals_int (gst_harness_push (c->h,
+          gst_buffer_new_allocate (NULL, 16 * 4 * 15, NULL)), GST_FLOW_ERROR);
+  msg = gst_bus_timed_pop_filtered (c->bus, GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL);
   gst_message_unref (msg);
-  counter_free (h, bus, pool);
+  counter_free (c);
 }
 
 GST_END_TEST;
