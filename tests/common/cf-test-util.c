@@ -336,3 +336,27 @@ cf_test_run_gpu_suite (int *argc, char ***argv, gboolean (*gpu_present) (void),
   g_rand_free (rand_);
   return ret;
 }
+
+Suite *
+cf_test_suite (const gchar * name, const CfTestEntry * entries, guint n_entries)
+{
+  Suite *s = suite_create (name);
+  TCase *tc = NULL;
+  guint i;
+
+  for (i = 0; i < n_entries; i++) {
+    const CfTestEntry *e = &entries[i];
+
+    if (!e->fn) {
+      tc = tcase_create (e->name);
+      suite_add_tcase (s, tc);
+      if (e->timeout > 0)
+        tcase_set_timeout (tc, e->timeout);
+      continue;
+    }
+    g_assert (tc != NULL);
+    /* tcase_add_test() would name every test "e->fn" */
+    _tcase_add_test (tc, e->fn, e->name, 0, 0, e->start, e->end);
+  }
+  return s;
+}

@@ -76,6 +76,50 @@ int cf_test_run_gpu_suite (int *argc, char ***argv,
     gboolean (*gpu_present) (void), Suite * (*make_suite) (void),
     const gchar * name, const gchar * file);
 
+/* The main() of a test that needs a GPU, as GST_CHECK_MAIN() writes it:
+ * cf_test_run_gpu_suite() of @name_suite(), the suite "@name". */
+#define CF_TEST_GPU_MAIN(name, gpu_present)                             \
+int                                                                     \
+main (int argc, char **argv)                                            \
+{                                                                       \
+  return cf_test_run_gpu_suite (&argc, &argv, gpu_present,              \
+      name ## _suite, #name, __FILE__);                                 \
+}
+
+/* ---- the suites ---- */
+
+/* An entry of a suite's table: a test (CF_TEST, CF_LOOP_TEST), or the
+ * start of a test case (CF_TEST_CASE) that holds the tests after it. */
+typedef struct
+{
+  const gchar *name;            /* as tcase_add_test() would name the test */
+  TFun fn;                      /* NULL: a test case */
+  gint start, end;              /* a test's loop (a plain test's: 0 to 1) */
+  gint timeout;                 /* a test case's, in s; 0: check's default */
+} CfTestEntry;
+
+#define CF_TEST_CASE(name, timeout) { name, NULL, 0, 0, timeout }
+#define CF_TEST(fn) { #fn, fn, 0, 1, 0 }
+#define CF_LOOP_TEST(fn, start, end) { #fn, fn, start, end, 0 }
+
+/* The suite @name of @entries, whose first entry is a CF_TEST_CASE.  The
+ * tests are added through gstcheck.h's wrapper, as tcase_add_test() adds
+ * them, so that GST_CHECKS still picks the tests to run. */
+Suite *cf_test_suite (const gchar * name, const CfTestEntry * entries,
+    guint n_entries);
+
+/* Defines @func, a suite function as GST_CHECK_MAIN() and
+ * cf_test_run_gpu_suite() take it: the suite @name of the CF_TEST_CASE,
+ * CF_TEST and CF_LOOP_TEST entries that follow. */
+#define CF_TEST_SUITE(func, name, ...)                                  \
+static Suite *                                                          \
+func (void)                                                             \
+{                                                                       \
+  static const CfTestEntry entries[] = { __VA_ARGS__ };                 \
+                                                                        \
+  return cf_test_suite (name, entries, G_N_ELEMENTS (entries));         \
+}
+
 /* ---- harnesses of the analysis elements ---- */
 
 #include <gst/check/gstharness.h>

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "cudafilters-kernels.h"
+#include "cf-test-util.h"
 
 static const double sigmas[] = { 0.3, 1, 2, 5, 20 };
 
@@ -241,20 +242,12 @@ GST_START_TEST (test_identity_and_tiny_frames)
 
 GST_END_TEST;
 
-static Suite *
-blur_reference_suite (void)
-{
-  Suite *s = suite_create ("blur-reference");
-  TCase *tc = tcase_create ("general");
-
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 300);
-  tcase_add_test (tc, test_radius_rule);
-  tcase_add_test (tc, test_kernel_weights);
-  tcase_add_test (tc, test_border_rules);
-  tcase_add_test (tc, test_reference_is_a_true_gaussian);
-  tcase_add_test (tc, test_identity_and_tiny_frames);
-  return s;
-}
+CF_TEST_SUITE (blur_reference_suite, "blur-reference",
+    CF_TEST_CASE ("general", 300),
+    CF_TEST (test_radius_rule),
+    CF_TEST (test_kernel_weights),
+    CF_TEST (test_border_rules),
+    CF_TEST (test_reference_is_a_true_gaussian),
+    CF_TEST (test_identity_and_tiny_frames));
 
 GST_CHECK_MAIN (blur_reference);

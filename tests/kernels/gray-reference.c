@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "cudafilters-kernels.h"
+#include "cf-test-util.h"
 
 static const struct
 {
@@ -126,18 +127,10 @@ GST_START_TEST (test_strides_respected)
 
 GST_END_TEST;
 
-static Suite *
-gray_reference_suite (void)
-{
-  Suite *s = suite_create ("gray-reference");
-  TCase *tc = tcase_create ("general");
-
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_weights_as_documented);
-  tcase_add_test (tc, test_every_colour_rounds_as_defined);
-  tcase_add_test (tc, test_layouts_agree);
-  tcase_add_test (tc, test_strides_respected);
-  return s;
-}
+CF_TEST_SUITE (gray_reference_suite, "gray-reference",
+    CF_TEST_CASE ("general", 0),
+    CF_TEST (test_weights_as_documented),
+    CF_TEST (test_every_colour_rounds_as_defined),
+    CF_TEST (test_layouts_agree), CF_TEST (test_strides_respected));
 
 GST_CHECK_MAIN (gray_reference);

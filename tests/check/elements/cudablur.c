@@ -251,25 +251,11 @@ GST_START_TEST (test_chain_with_cudagray)
 
 GST_END_TEST;
 
-static Suite *
-cudablur_suite (void)
-{
-  Suite *s = suite_create ("cudablur");
-  TCase *tc = tcase_create ("gpu");
+CF_TEST_SUITE (cudablur_suite, "cudablur",
+    CF_TEST_CASE ("gpu", 900),
+    CF_TEST (test_system_memory),
+    CF_TEST (test_cuda_memory),
+    CF_TEST (test_sigmas_and_borders),
+    CF_TEST (test_passthrough_and_changes), CF_TEST (test_chain_with_cudagray));
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 900);
-  tcase_add_test (tc, test_system_memory);
-  tcase_add_test (tc, test_cuda_memory);
-  tcase_add_test (tc, test_sigmas_and_borders);
-  tcase_add_test (tc, test_passthrough_and_changes);
-  tcase_add_test (tc, test_chain_with_cudagray);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_test_run_gpu_suite (&argc, &argv, cf_test_gpu_available,
-      cudablur_suite, "cudablur", __FILE__);
-}
+CF_TEST_GPU_MAIN (cudablur, cf_test_gpu_available);

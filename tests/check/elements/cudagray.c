@@ -423,28 +423,14 @@ GST_START_TEST (test_short_buffer_is_an_error)
 
 GST_END_TEST;
 
-static Suite *
-cudagray_suite (void)
-{
-  Suite *s = suite_create ("cudagray");
-  TCase *tc = tcase_create ("gpu");
+CF_TEST_SUITE (cudagray_suite, "cudagray",
+    CF_TEST_CASE ("gpu", 600),
+    CF_TEST (test_system_to_system),
+    CF_TEST (test_cuda_to_cuda),
+    CF_TEST (test_system_to_cuda),
+    CF_TEST (test_cuda_to_system),
+    CF_TEST (test_zero_copy_output_is_cuda_memory),
+    CF_TEST (test_matrix_change_while_playing),
+    CF_TEST (test_proposed_pools), CF_TEST (test_short_buffer_is_an_error));
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 600);
-  tcase_add_test (tc, test_system_to_system);
-  tcase_add_test (tc, test_cuda_to_cuda);
-  tcase_add_test (tc, test_system_to_cuda);
-  tcase_add_test (tc, test_cuda_to_system);
-  tcase_add_test (tc, test_zero_copy_output_is_cuda_memory);
-  tcase_add_test (tc, test_matrix_change_while_playing);
-  tcase_add_test (tc, test_proposed_pools);
-  tcase_add_test (tc, test_short_buffer_is_an_error);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_test_run_gpu_suite (&argc, &argv, cf_test_gpu_available,
-      cudagray_suite, "cudagray", __FILE__);
-}
+CF_TEST_GPU_MAIN (cudagray, cf_test_gpu_available);

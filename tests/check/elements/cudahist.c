@@ -280,26 +280,12 @@ GST_START_TEST (test_meta)
 
 GST_END_TEST;
 
-static Suite *
-cudahist_suite (void)
-{
-  Suite *s = suite_create ("cudahist");
-  TCase *tc = tcase_create ("gpu");
+CF_TEST_SUITE (cudahist_suite, "cudahist",
+    CF_TEST_CASE ("gpu", 600),
+    CF_TEST (test_every_format_system_memory),
+    CF_TEST (test_bins_and_regions),
+    CF_TEST (test_cuda_memory),
+    CF_TEST (test_messages_every_frame),
+    CF_TEST (test_interval), CF_TEST (test_meta));
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 600);
-  tcase_add_test (tc, test_every_format_system_memory);
-  tcase_add_test (tc, test_bins_and_regions);
-  tcase_add_test (tc, test_cuda_memory);
-  tcase_add_test (tc, test_messages_every_frame);
-  tcase_add_test (tc, test_interval);
-  tcase_add_test (tc, test_meta);
-  return s;
-}
-
-int
-main (int argc, char **argv)
-{
-  return cf_test_run_gpu_suite (&argc, &argv, cf_test_gpu_available,
-      cudahist_suite, "cudahist", __FILE__);
-}
+CF_TEST_GPU_MAIN (cudahist, cf_test_gpu_available);

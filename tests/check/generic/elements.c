@@ -327,20 +327,13 @@ GST_START_TEST (test_start_error_names_the_cause)
 
 GST_END_TEST;
 
-static Suite *
-elements_suite (void)
-{
-  Suite *s = suite_create ("elements");
-  TCase *tc = tcase_create ("general");
-
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_registered_and_documented);
-  tcase_add_test (tc, test_properties);
-  tcase_add_test (tc, test_caps_transform);
-  tcase_add_test (tc, test_blur_properties_and_caps);
-  tcase_add_test (tc, test_hist_properties_and_caps);
-  tcase_add_test (tc, test_start_error_names_the_cause);
-  return s;
-}
+CF_TEST_SUITE (elements_suite, "elements",
+    CF_TEST_CASE ("general", 0),
+    CF_TEST (test_registered_and_documented),
+    CF_TEST (test_properties),
+    CF_TEST (test_caps_transform),
+    CF_TEST (test_blur_properties_and_caps),
+    CF_TEST (test_hist_properties_and_caps),
+    CF_TEST (test_start_error_names_the_cause));
 
 GST_CHECK_MAIN (elements);

@@ -1265,46 +1265,31 @@ GST_START_TEST (test_short_buffer)
 
 GST_END_TEST;
 
-static Suite *
-analysis_suite (void)
-{
-  Suite *s = suite_create ("analysis");
-  TCase *tc = tcase_create ("gpu");
+CF_TEST_SUITE (analysis_suite, "analysis",
+    CF_TEST_CASE ("gpu", 0),
+    CF_TEST (test_messages_every_frame),
+    CF_TEST (test_interval_and_eos),
+    CF_TEST (test_timestamp_back),
+    CF_TEST (test_timestamp_back_whole_interval),
+    CF_TEST (test_no_messages),
+    CF_TEST (test_flush),
+    CF_TEST (test_flush_while_posting),
+    CF_TEST (test_meta),
+    CF_TEST (test_bytes_segment),
+    CF_TEST (test_region_of_interest),
+    CF_TEST (test_short_buffer),
+    CF_TEST (test_interval_posted_early),
+    CF_TEST (test_flush_wakes_frame_waiting_for_slot),
+    CF_TEST (test_ready_wakes_frame_waiting_for_slot),
+    CF_TEST (test_flush_wakes_eos),
+    CF_TEST (test_flush_wakes_frame_waiting_for_meta),
+    CF_TEST (test_gpu_timeout));
 
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_messages_every_frame);
-  tcase_add_test (tc, test_interval_and_eos);
-  tcase_add_test (tc, test_timestamp_back);
-  tcase_add_test (tc, test_timestamp_back_whole_interval);
-  tcase_add_test (tc, test_no_messages);
-  tcase_add_test (tc, test_flush);
-  tcase_add_test (tc, test_flush_while_posting);
-  tcase_add_test (tc, test_meta);
-  tcase_add_test (tc, test_bytes_segment);
-  tcase_add_test (tc, test_region_of_interest);
-  tcase_add_test (tc, test_short_buffer);
-  tcase_add_test (tc, test_interval_posted_early);
-  tcase_add_test (tc, test_flush_wakes_frame_waiting_for_slot);
-  tcase_add_test (tc, test_ready_wakes_frame_waiting_for_slot);
-  tcase_add_test (tc, test_flush_wakes_eos);
-  tcase_add_test (tc, test_flush_wakes_frame_waiting_for_meta);
-  tcase_add_test (tc, test_gpu_timeout);
-  return s;
-}
-
-static Suite *
-analysis_cpu_suite (void)
-{
-  Suite *s = suite_create ("analysis-cpu");
-  TCase *tc = tcase_create ("cpu");
-
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_interval_limits);
-  tcase_add_test (tc, test_u128_sum);
-  tcase_add_test (tc, test_variance_numerator);
-  tcase_add_test (tc, test_percentile);
-  return s;
-}
+CF_TEST_SUITE (analysis_cpu_suite, "analysis-cpu",
+    CF_TEST_CASE ("cpu", 0),
+    CF_TEST (test_interval_limits),
+    CF_TEST (test_u128_sum),
+    CF_TEST (test_variance_numerator), CF_TEST (test_percentile));
 
 static gboolean
 gpu_present_and_element_registered (void)

@@ -298,18 +298,12 @@ GST_START_TEST (test_analysis_in_cuda_memory)
 }
 
 GST_END_TEST;
-static Suite *
-base_suite (void)
-{
-  Suite *s = suite_create ("base");
-  TCase *tc = tcase_create ("gpu");
 
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_cuda_failure_mid_stream);
-  tcase_add_test (tc, test_analysis_in_system_memory);
-  tcase_add_test (tc, test_analysis_in_cuda_memory);
-  return s;
-}
+CF_TEST_SUITE (base_suite, "base",
+    CF_TEST_CASE ("gpu", 0),
+    CF_TEST (test_cuda_failure_mid_stream),
+    CF_TEST (test_analysis_in_system_memory),
+    CF_TEST (test_analysis_in_cuda_memory));
 
 static gboolean
 gpu_present_and_elements_registered (void)
@@ -323,9 +317,4 @@ gpu_present_and_elements_registered (void)
   return TRUE;
 }
 
-int
-main (int argc, char **argv)
-{
-  return cf_test_run_gpu_suite (&argc, &argv,
-      gpu_present_and_elements_registered, base_suite, "base", __FILE__);
-}
+CF_TEST_GPU_MAIN (base, gpu_present_and_elements_registered);

@@ -512,19 +512,11 @@ GST_START_TEST (test_producer_rewrites_returned_frames)
 
 GST_END_TEST;
 
-static Suite *
-stream_order_suite (void)
-{
-  Suite *s = suite_create ("stream-order");
-  TCase *tc = tcase_create ("gpu");
-
-  suite_add_tcase (s, tc);
-  tcase_add_loop_test (tc, test_producer_still_writing, 0,
-      G_N_ELEMENTS (configs));
-  tcase_add_loop_test (tc, test_producer_rewrites_returned_frames, 0,
-      G_N_ELEMENTS (configs));
-  return s;
-}
+CF_TEST_SUITE (stream_order_suite, "stream-order",
+    CF_TEST_CASE ("gpu", 0),
+    CF_LOOP_TEST (test_producer_still_writing, 0, G_N_ELEMENTS (configs)),
+    CF_LOOP_TEST (test_producer_rewrites_returned_frames, 0,
+        G_N_ELEMENTS (configs)));
 
 int
 main (int argc, char **argv)

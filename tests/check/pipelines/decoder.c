@@ -269,17 +269,9 @@ GST_START_TEST (test_ball_1080p)
 
 GST_END_TEST;
 
-static Suite *
-decoder_suite (void)
-{
-  Suite *s = suite_create ("decoder");
-  TCase *tc = tcase_create ("gpu");
-
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_moving_bars_odd_size);
-  tcase_add_test (tc, test_ball_1080p);
-  return s;
-}
+CF_TEST_SUITE (decoder_suite, "decoder",
+    CF_TEST_CASE ("gpu", 0),
+    CF_TEST (test_moving_bars_odd_size), CF_TEST (test_ball_1080p));
 
 static gboolean
 gpu_and_decoders_present (void)
@@ -304,9 +296,4 @@ gpu_and_decoders_present (void)
   return TRUE;
 }
 
-int
-main (int argc, char **argv)
-{
-  return cf_test_run_gpu_suite (&argc, &argv, gpu_and_decoders_present,
-      decoder_suite, "decoder", __FILE__);
-}
+CF_TEST_GPU_MAIN (decoder, gpu_and_decoders_present);
