@@ -199,7 +199,7 @@ set_common_fields (GstStructure * s, GstClockTime pts, GstClockTime
   gst_structure_take_value (s, "channels", &names);
 }
 
-/* Called with the results' lock (CfResultsResetFunc). */
+/* Called with the results' lock. */
 static void
 reset_interval (GstCudaFiltersAnalysis * self)
 {
@@ -209,6 +209,19 @@ reset_interval (GstCudaFiltersAnalysis * self)
   priv->pixels = 0;
   priv->start_pts = priv->start_stream_time = priv->start_running_time =
       priv->end = GST_CLOCK_TIME_NONE;
+}
+
+/* A start, a flush: the interval, and what was observed, start again.
+ * Called with the results' lock (CfResultsResetFunc). */
+static void
+reset_results (GstCudaFiltersAnalysis * self)
+{
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+
+  if (klass->observe_reset)
+    klass->observe_reset (self);
+  reset_interval (self);
 }
 
 /* The message for the interval summed so far, or NULL; resets it.  Called
@@ -320,22 +333,49 @@ add_frame (GstCudaFiltersAnalysis * self, const CfResultFrame * p,
   return NULL;
 }
 
-/* Posts the partial interval, after every frame in flight is in it;
- * returns how the wait ended (cf_results_drain()). */
+/* Called by the results' worker, with their lock (CfResultsObserveFunc). */
+static void
+observe_frame (GstCudaFiltersAnalysis * self, const CfResultFrame * p,
+    gpointer result, GPtrArray * messages)
+{
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  GstCudaFiltersFrameTimes times = { p->pts, p->duration, p->stream_time,
+    p->running_time
+  };
+
+  if (klass->observe)
+    klass->observe (self, &times, &p->region, result, messages);
+}
+
+/* Posts the partial interval, after every frame in flight is in it, and
+ * at EOS what observing the stream found at its end; returns how the wait
+ * ended (cf_results_drain()). */
 static GstFlowReturn
-post_partial_interval (GstCudaFiltersAnalysis * self)
+post_partial_interval (GstCudaFiltersAnalysis * self, gboolean eos)
 {
   GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+  GstCudaFiltersAnalysisClass *klass =
+      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
+  GPtrArray *messages = g_ptr_array_new ();
   GstMessage *msg = NULL;
   GstFlowReturn ret;
+  guint i;
 
   ret = cf_results_drain (priv->results, TRUE);
   cf_results_lock (priv->results);
-  if (ret == GST_FLOW_OK && cf_results_usable (priv->results))
+  if (ret == GST_FLOW_OK && cf_results_usable (priv->results)) {
     msg = take_interval_message (self);
+    if (eos && klass->observe_end)
+      klass->observe_end (self, messages);
+  }
   cf_results_unlock (priv->results);
   if (msg)
     gst_element_post_message (GST_ELEMENT (self), msg);
+  for (i = 0; i < messages->len; i++)
+    gst_element_post_message (GST_ELEMENT (self),
+        g_ptr_array_index (messages, i));
+  g_ptr_array_free (messages, TRUE);
   return ret;
 }
 
@@ -433,7 +473,7 @@ gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
 
   /* what was summed under the old caps is posted as it is (unless a flush
    * drops it; a GPU that stopped answering fails the next frame) */
-  if (post_partial_interval (self) == GST_FLOW_ERROR)
+  if (post_partial_interval (self, FALSE) == GST_FLOW_ERROR)
     cf_results_post_timeout_error (priv->results);
 
   cf_results_lock (priv->results);
@@ -532,7 +572,7 @@ gst_cuda_filters_analysis_sink_event (GstBaseTransform * trans,
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
       /* (a flush ends the wait: nothing to post then) */
-      if (post_partial_interval (self) != GST_FLOW_FLUSHING)
+      if (post_partial_interval (self, TRUE) != GST_FLOW_FLUSHING)
         cf_results_check_error (priv->results);
       break;
     case GST_EVENT_FLUSH_START:
@@ -789,7 +829,8 @@ gst_cuda_filters_analysis_init (GstCudaFiltersAnalysis * self)
   priv->post_messages = DEFAULT_POST_MESSAGES;
   priv->interval = DEFAULT_INTERVAL;
   priv->attach_meta = DEFAULT_ATTACH_META;
-  priv->results = cf_results_new (self, add_frame, reset_interval);
+  priv->results = cf_results_new (self, add_frame, reset_results,
+      observe_frame);
   reset_interval (self);
 }
 

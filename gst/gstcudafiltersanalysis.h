@@ -41,6 +41,18 @@ typedef struct
 } GstCudaFiltersRegion;
 
 /**
+ * GstCudaFiltersFrameTimes:
+ * @pts: @duration: the buffer's
+ * @stream_time: @running_time: those of @pts in the segment
+ *
+ * When a frame is (GST_CLOCK_TIME_NONE: not known).
+ */
+typedef struct
+{
+  GstClockTime pts, duration, stream_time, running_time;
+} GstCudaFiltersFrameTimes;
+
+/**
  * GstCudaFiltersAnalysisClass:
  * @message_name: name of the element messages posted, e.g. "cudahist"
  * @meta_name: name of the #GstCustomMeta attached with `attach-meta`
@@ -71,6 +83,15 @@ typedef struct
  *   as it is, early, and @result starts the next one.  This class checks
  *   its own fields (`frames`, a G_TYPE_UINT, and `pixels`) itself.  Called
  *   with the same rules as @accumulate.
+ * @observe: optional: look at every frame's @result once, in stream order,
+ *   before anything else reads it (a meta, @accumulate), for what takes
+ *   more than one frame to see (events over time).  It may write into
+ *   @result, and append element messages to post to @messages.  Called
+ *   with the same rules as @accumulate.
+ * @observe_end: optional: the stream ended (EOS), every frame observed:
+ *   append the last messages to @messages.
+ * @observe_reset: optional: forget what was observed (a flush, a start).
+ *   Called with the same rules as @accumulate.
  *
  * Subclasses hold only their kernels and their results' meaning; this class
  * does the rest: the region of interest, frames in flight while their
@@ -95,8 +116,14 @@ struct _GstCudaFiltersAnalysisClass
       gconstpointer result, guint frames);
   void (*fill_structure) (GstCudaFiltersAnalysis * self, GstStructure * s,
       gconstpointer total, guint frames, const GstCudaFiltersRegion * region);
-  gboolean (*fits) (GstCudaFiltersAnalysis * self, gconstpointer total,
+    gboolean (*fits) (GstCudaFiltersAnalysis * self, gconstpointer total,
       gconstpointer result);
+  void (*observe) (GstCudaFiltersAnalysis * self,
+      const GstCudaFiltersFrameTimes * times,
+      const GstCudaFiltersRegion * region, gpointer result,
+      GPtrArray * messages);
+  void (*observe_end) (GstCudaFiltersAnalysis * self, GPtrArray * messages);
+  void (*observe_reset) (GstCudaFiltersAnalysis * self);
 };
 
 /**

@@ -42,6 +42,7 @@ struct _CfResults
   GstCudaFiltersAnalysis *self;
   CfResultsAddFunc add;
   CfResultsResetFunc reset;
+  CfResultsObserveFunc observe;
 
   /* the slot reserve() took for the next frame, or -1 */
   gint reserved;
@@ -94,13 +95,14 @@ struct _CfResults
 
 CfResults *
 cf_results_new (GstCudaFiltersAnalysis * self, CfResultsAddFunc add,
-    CfResultsResetFunc reset)
+    CfResultsResetFunc reset, CfResultsObserveFunc observe)
 {
   CfResults *r = g_new0 (CfResults, 1);
 
   r->self = self;
   r->add = add;
   r->reset = reset;
+  r->observe = observe;
   r->reserved = -1;
   g_mutex_init (&r->lock);
   g_rec_mutex_init (&r->post_lock);
@@ -284,6 +286,28 @@ cf_results_check_error (CfResults * r)
   return unlock_and_check_error (r);
 }
 
+/* Posts what observe() found for @p, unless a flush has come since (the
+ * worker, with post_lock); frees @messages. */
+static void
+post_observed (CfResults * r, const CfResultFrame * p, GPtrArray * messages)
+{
+  guint i;
+
+  for (i = 0; i < messages->len; i++) {
+    GstMessage *m = g_ptr_array_index (messages, i);
+    gboolean current;
+
+    g_mutex_lock (&r->lock);
+    current = p->generation == r->generation;
+    g_mutex_unlock (&r->lock);
+    if (current)
+      gst_element_post_message (GST_ELEMENT (r->self), m);
+    else
+      gst_message_unref (m);
+  }
+  g_ptr_array_free (messages, TRUE);
+}
+
 /* The worker: waits for the oldest frame's result, sums it, posts what is
  * due, and only then lets the frame go, so that an empty queue means every
  * message is out. */
@@ -297,6 +321,7 @@ worker_loop (gpointer data)
   for (;;) {
     CfResultFrame *p;
     GstMessage *msg = NULL, *closed = NULL;
+    GPtrArray *observed = NULL;
     CfError err, failed = 0;
 
     while (!r->quit && g_queue_is_empty (&r->queue))
@@ -311,6 +336,11 @@ worker_loop (gpointer data)
 
     g_mutex_lock (&r->lock);
     r->gpu_wait_start = 0;
+    if (err == 0 && r->observe && p->generation == r->generation &&
+        cf_results_usable (r)) {
+      observed = g_ptr_array_new ();
+      r->observe (r->self, p, slot_data (r, p->slot), observed);
+    }
     p->done = TRUE;
     p->err = err;
     g_cond_broadcast (&r->cond);        /* a frame waiting for its meta */
@@ -328,6 +358,8 @@ worker_loop (gpointer data)
     }
     g_mutex_unlock (&r->lock);
 
+    if (observed)
+      post_observed (r, p, observed);
     if (closed) {
       gst_element_post_message (element, closed);
       /* a bus sync handler may have flushed from this thread meanwhile

@@ -23,12 +23,10 @@
 #include "gstcudafiltersanalysis.h"
 
 G_BEGIN_DECLS
-
 /* frames whose results may be outstanding at once */
 #define CF_RESULTS_MAX_IN_FLIGHT 16
-
 /* A frame whose result is being computed. */
-typedef struct
+    typedef struct
 {
   guint slot;
   guint generation;
@@ -59,8 +57,17 @@ typedef void (*CfResultsResetFunc) (GstCudaFiltersAnalysis * self);
 typedef void (*CfResultsReadFunc) (GstCudaFiltersAnalysis * self,
     GstBuffer * buffer, const CfResultFrame * frame, gconstpointer result);
 
+/* Called by the worker once for each frame of the current generation, in
+ * order, as soon as the GPU is done with it and before anything reads its
+ * result (a meta, @add): it may write into @result, and append to
+ * @messages messages to post (the worker posts them, unless a flush comes
+ * first).  With the lock. */
+typedef void (*CfResultsObserveFunc) (GstCudaFiltersAnalysis * self,
+    const CfResultFrame * frame, gpointer result, GPtrArray * messages);
+
 CfResults *cf_results_new (GstCudaFiltersAnalysis * self,
-    CfResultsAddFunc add, CfResultsResetFunc reset);
+    CfResultsAddFunc add, CfResultsResetFunc reset,
+    CfResultsObserveFunc observe);
 void cf_results_free (CfResults * r);
 
 /* The lock that the callbacks run under, and that guards the interval. */
@@ -82,8 +89,7 @@ GstFlowReturn cf_results_reserve (CfResults * r);
 /* Frees the slot taken by cf_results_reserve() if no frame took it. */
 void cf_results_unreserve (CfResults * r);
 /* A frame on the reserved slot, or NULL if none is reserved. */
-CfResultFrame *cf_results_take_frame (CfResults * r,
-    GstCudaContext * context);
+CfResultFrame *cf_results_take_frame (CfResults * r, GstCudaContext * context);
 /* Enqueues @frame's kernels (analyse()) on @stream and the copy of its
  * result; on an error @frame is dropped.  Call with the context current. */
 CfError cf_results_analyse (CfResults * r, CfResultFrame * frame,

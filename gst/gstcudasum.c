@@ -12,61 +12,34 @@
  * @title: cudasum
  *
  * Statistics of every channel of every frame, summed on the GPU in one
- * pass, posted as element messages: the sum, mean, minimum, maximum and
- * standard deviation of each channel, optionally its 10th, 50th and 90th
- * percentiles, the row and column means of the frame's luma, and three
- * detectors: the black border (crop rectangle), the share of black pixels
- * and scene cuts.  Frames pass through untouched: in system memory they are
- * uploaded once and never downloaded; in CUDA memory they are read in
- * place.  The frame is pushed on while its statistics are summed; the
- * message follows when they are done.
+ * pass, posted as element messages named `cudasum`: the sum, mean,
+ * minimum, maximum and standard deviation of each channel (`sum`, `mean`,
+ * `min`, `max`, `stddev`, one entry per channel in the order of
+ * `channels`), optionally its 10th, 50th and 90th percentiles (`low`,
+ * `median`, `high`) and the row and column means of the region's luma
+ * (`row-means`, `column-means`), besides the fields every analysis
+ * message has (see #cudahist).  Frames pass through untouched, and the
+ * message follows when the GPU is done.
  *
- * Channels are those of #cudahist: R, G, B and A for packed RGB formats
- * (the padding byte of the x-formats is not counted), Y, U and V for I420,
- * NV12 and Y444, and Y for GRAY8.  Luma, which the profiles and the
- * detectors use, is the Y plane of YUV formats and GRAY8, and for RGB
- * formats the BT.601 luma that #cudagray computes:
- * (19595 R + 38470 G + 7471 B + 32768) >> 16.
+ * Luma is the Y plane of YUV formats and GRAY8, and for RGB formats
+ * (19595 R + 38470 G + 7471 B + 32768) >> 16.  With #GstCudaSum:detect:
  *
- * The message is an element message named `cudasum` whose structure has
- * the fields every analysis message has (`timestamp`, `stream-time`,
- * `running-time`, `duration`, `frames`, `pixels`, `channels`: see
- * #cudahist) and, one entry per channel in the order of `channels`:
+ * - `crop`: `crop-x`, `crop-y`, `crop-width`, `crop-height`, the rectangle
+ *   of the rows and columns whose mean luma is above
+ *   #GstCudaSum:black-threshold, and the stable crop (`stable-crop-*`);
+ * - `black`: `black-ratio`, the share of pixels whose luma is at or under
+ *   #GstCudaSum:black-threshold;
+ * - `cut` or `freeze`: `frame-diff`, the mean absolute luma difference
+ *   from the previous frame, and with `cut` `hist-diff`, the change of the
+ *   luma histogram.
  *
- * - `sum` (GstValueArray of G_TYPE_UINT64): the sum of the samples;
- * - `mean` and `stddev` (GstValueArray of G_TYPE_DOUBLE): their mean and
- *   population standard deviation, sqrt (n sum(v^2) - sum(v)^2) / n from
- *   exact integer sums;
- * - `min` and `max` (GstValueArray of G_TYPE_UINT);
- * - with #GstCudaSum:percentiles, `low`, `median` and `high`
- *   (GstValueArray of G_TYPE_UINT): the 10th, 50th and 90th percentiles,
- *   the smallest value v such that at least p% of the samples are <= v.
- *
- * With #GstCudaSum:profiles, `row-means` and `column-means` (GstValueArray
- * of G_TYPE_DOUBLE): the mean luma of each row and each column of the
- * region.  With #GstCudaSum:detect:
- *
- * - `crop`: `crop-x`, `crop-y`, `crop-width`, `crop-height` (G_TYPE_UINT):
- *   the smallest rectangle, in frame coordinates, holding every row and
- *   column of the region whose mean luma is above
- *   #GstCudaSum:black-threshold (0 x 0 when there is none);
- * - `black`: `black-ratio` (G_TYPE_DOUBLE): the share of the region's
- *   pixels whose luma is at or under #GstCudaSum:black-threshold;
- * - `cut`: `frame-diff` (G_TYPE_DOUBLE): the mean absolute difference of
- *   luma from the previous frame (0 for the first frame), and `scene-cut`
- *   (G_TYPE_BOOLEAN): whether it is above #GstCudaSum:cut-threshold.
- *
- * With #GstCudaFiltersAnalysis:interval a message covers the frames of that
- * much stream time: sums and percentiles are over all their samples, min
- * and max over all frames, the profiles are averaged, the crop rectangle
- * is the union of the frames' and `frame-diff` is the largest of the
- * interval (profiles: of its last frames of one region size).  Every
- * value is exact however long the interval: a message is posted early,
- * before the frame that would take a channel's `sum` past 2^64 - 1 (or
- * `frames` past 4294967295), and the next one goes on from there.  With
- * #GstCudaFiltersAnalysis:attach-meta each frame carries
- * its own statistics as a #GstCustomMeta named `GstCudaSumMeta`.  See
- * docs/cudasum.md for every definition.
+ * Over time they post events as element messages: `cudasum-scene-cut`,
+ * `cudasum-black-start` and `-end`, `cudasum-freeze-start` and `-end`,
+ * `cudasum-crop-changed`, with the `frame`, `timestamp`, `stream-time`
+ * and `running-time` of where each happens.  With #GstCudaFiltersAnalysis:interval a message sums that much
+ * stream time, exactly; with #GstCudaFiltersAnalysis:attach-meta each
+ * frame carries its own statistics as a #GstCustomMeta named
+ * `GstCudaSumMeta`.  docs/cudasum.md and docs/qc.md define every field.
  *
  * ## Example launch lines
  * |[
@@ -75,6 +48,9 @@
  * |[
  * gst-launch-1.0 -m uridecodebin uri=file:///path/to/video.mp4 ! cudasum detect=crop interval=1000000000 ! fakesink
  * ]| Print the black-border rectangle of every second of a file.
+ * |[
+ * gst-launch-1.0 -m uridecodebin uri=file:///path/to/video.mp4 ! cudasum detect=cut+black+freeze+crop post-messages=false ! fakesink
+ * ]| Print the scene cuts, black and freeze segments and crop changes.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -82,6 +58,7 @@
 #endif
 
 #include "gstcudasum.h"
+#include "gstcudasumdetect.h"
 
 #include <math.h>
 #include <string.h>
@@ -94,43 +71,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
 #define DEFAULT_PROFILES FALSE
 #define DEFAULT_DETECT 0
 #define DEFAULT_BLACK_THRESHOLD 24
-#define DEFAULT_CUT_THRESHOLD 25.0
-
-/**
- * GstCudaSumDetect:
- * @GST_CUDA_SUM_DETECT_CROP: the black-border rectangle
- * @GST_CUDA_SUM_DETECT_BLACK: the share of black pixels
- * @GST_CUDA_SUM_DETECT_CUT: the difference from the previous frame and
- *   scene cuts
- *
- * The detectors of #cudasum.
- */
-typedef enum
-{
-  GST_CUDA_SUM_DETECT_CROP = 1 << 0,
-  GST_CUDA_SUM_DETECT_BLACK = 1 << 1,
-  GST_CUDA_SUM_DETECT_CUT = 1 << 2,
-} GstCudaSumDetect;
-
-#define GST_TYPE_CUDA_SUM_DETECT (gst_cuda_sum_detect_get_type ())
-static GType
-gst_cuda_sum_detect_get_type (void)
-{
-  static GType type = 0;
-  static const GFlagsValue values[] = {
-    {GST_CUDA_SUM_DETECT_CROP, "The black-border rectangle", "crop"},
-    {GST_CUDA_SUM_DETECT_BLACK, "The share of black pixels", "black"},
-    {GST_CUDA_SUM_DETECT_CUT, "Difference from the previous frame, scene cuts",
-        "cut"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_flags_register_static ("GstCudaSumDetect", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 enum
 {
@@ -139,7 +79,7 @@ enum
   PROP_PROFILES,
   PROP_DETECT,
   PROP_BLACK_THRESHOLD,
-  PROP_CUT_THRESHOLD,
+  PROP_DETECT_FIRST,            /* the detectors' settings from here on */
 };
 
 /* what a frame's result or an interval's total holds */
@@ -151,20 +91,24 @@ enum
   HAS_BLACK = 1 << 3,
   HAS_CUT = 1 << 4,
   HAS_DIFF = 1 << 5,            /* a previous frame to compare with */
+  HAS_LUMA_HISTOGRAM = 1 << 6,
 };
 
 /* A frame's result, in a pinned slot: this header, which analyse()
  * fills, then from DEVICE_OFFSET on the sums the kernels added up in
  * device memory, copied there by the base class: cf_sum_planes_add's
  * (the statistics, then with profiles or crop the row sums and column
- * sums of the region's luma), and at hist_offset cf_hist_planes_add's. */
+ * sums of the region's luma), and cf_hist_planes_add's: the channels' at
+ * hist_offset (percentiles), the luma's at luma_hist_offset (cuts). */
 typedef struct
 {
   guint32 has;
   guint32 black_threshold;
   gint32 x, y, width, height;
   guint64 samples[CF_HIST_MAX_CHANNELS];
-  guint64 hist_offset;          /* from DEVICE_OFFSET */
+  guint64 hist_offset, luma_hist_offset;        /* from DEVICE_OFFSET */
+  /* what the detectors saw in the frame (observe()) */
+  CfDetectFrame seen;
 } SumResult;
 
 #define DEVICE_OFFSET GST_ROUND_UP_N (sizeof (SumResult), 256)
@@ -185,7 +129,9 @@ typedef struct
   guint32 min[CF_HIST_MAX_CHANNELS], max[CF_HIST_MAX_CHANNELS];
   guint64 counts[N_COUNTS];
   guint64 black, black_pixels;
-  gdouble frame_diff;
+  gdouble frame_diff, hist_diff;
+  gboolean has_stable_crop;
+  CfDetectRect stable_crop;
   gboolean crop_found;
   gint crop_x0, crop_y0, crop_x1, crop_y1;      /* x1, y1 exclusive */
   guint profile_frames;
@@ -201,7 +147,10 @@ struct _GstCudaSum
   gboolean profiles;
   guint detect;
   guint black_threshold;
-  gdouble cut_threshold;
+  CfDetectSettings detect_settings;
+
+  /* the detectors over time: the results' worker, with their lock */
+  CfDetect *detector;
 
   /* streaming thread */
   gint frame_width, frame_height;
@@ -234,7 +183,8 @@ scratch_bytes (gint width, gint height)
 }
 
 /* The device sums of a frame of up to width x height: cf_sum_planes_add's,
- * then cf_hist_planes_add's (for the percentiles) at hist_sums_offset. */
+ * then cf_hist_planes_add's at hist_sums_offset (for the percentiles), and
+ * another's at + hist_sums_bytes (the luma's, for the scene cuts). */
 static gsize
 hist_sums_offset (gint width, gint height)
 {
@@ -242,10 +192,15 @@ hist_sums_offset (gint width, gint height)
 }
 
 static gsize
+hist_sums_bytes (void)
+{
+  return GST_ROUND_UP_16 (cf_hist_sums_bytes ());
+}
+
+static gsize
 device_sums_bytes (gint width, gint height)
 {
-  return hist_sums_offset (width, height) +
-      GST_ROUND_UP_16 (cf_hist_sums_bytes ());
+  return hist_sums_offset (width, height) + 2 * hist_sums_bytes ();
 }
 
 static const guint8 *
@@ -363,6 +318,7 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
 
   memset (r, 0, sizeof (*r));
   r->hist_offset = hist_sums_offset (self->frame_width, self->frame_height);
+  r->luma_hist_offset = r->hist_offset + hist_sums_bytes ();
   r->black_threshold = black_threshold;
   r->x = region->x;
   r->y = region->y;
@@ -388,7 +344,9 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     key.flags |= CF_SUM_PROFILES;
   if (r->has & HAS_BLACK)
     key.flags |= CF_SUM_BLACK;
-  if (detect & GST_CUDA_SUM_DETECT_CUT) {
+  if (detect & GST_CUDA_SUM_DETECT_CUT)
+    r->has |= HAS_LUMA_HISTOGRAM;
+  if (detect & (GST_CUDA_SUM_DETECT_CUT | GST_CUDA_SUM_DETECT_FREEZE)) {
     gboolean same_region = self->previous_valid &&
         self->previous_x == region->x && self->previous_y == region->y &&
         self->previous_width == region->width &&
@@ -427,39 +385,21 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     err = cf_sum_planes_add (region->planes, (int) region->n_planes, &key,
         sums, zero_next, device_sums_bytes (self->frame_width,
             self->frame_height), stream);
+  if (err == 0 && (r->has & HAS_LUMA_HISTOGRAM)) {
+    /* the luma the statistics just kept for the next frame's difference */
+    CfSamplePlane kept = region->planes[0];
+
+    kept.data = scratch;
+    kept.pitch = key.previous_pitch;
+    kept.bytes_per_pixel = 1;
+    memset (kept.channel, 0xff, sizeof (kept.channel));
+    kept.channel[0] = 0;
+    err = cf_hist_planes_add (&kept, 1, (guint8 *) sums + r->luma_hist_offset,
+        NULL, stream);
+  }
   if (err != 0)
     self->previous_valid = FALSE;
   return err;
-}
-
-/* The rectangle of @r's rows and columns whose mean luma is above the
- * threshold, in frame coordinates; FALSE when there is none. */
-static gboolean
-crop_of_frame (const SumResult * r, const guint32 * rows, gint * x0,
-    gint * y0, gint * x1, gint * y1)
-{
-  const guint32 *columns = rows + r->height;
-  guint64 row_limit = (guint64) r->black_threshold * r->width;
-  guint64 column_limit = (guint64) r->black_threshold * r->height;
-  gint top = 0, bottom = r->height, left = 0, right = r->width;
-
-  while (top < bottom && rows[top] <= row_limit)
-    top++;
-  if (top == bottom)
-    return FALSE;
-  while (rows[bottom - 1] <= row_limit)
-    bottom--;
-  while (left < right && columns[left] <= column_limit)
-    left++;
-  while (left < right && columns[right - 1] <= column_limit)
-    right--;
-  if (left == right)
-    return FALSE;
-  *x0 = r->x + left;
-  *y0 = r->y + top;
-  *x1 = r->x + right;
-  *y1 = r->y + bottom;
-  return TRUE;
 }
 
 static void
@@ -499,10 +439,17 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
   }
   if ((r->has & HAS_DIFF) && pixels > 0)
     t->frame_diff = MAX (t->frame_diff, (gdouble) stats.abs_diff / pixels);
+  t->hist_diff = MAX (t->hist_diff, r->seen.hist_diff);
+  t->has_stable_crop = r->seen.has_stable_crop;
+  t->stable_crop = r->seen.stable_crop;
   if (r->has & HAS_CROP) {
-    gint x0, y0, x1, y1;
+    CfDetectRect b;
 
-    if (crop_of_frame (r, rows, &x0, &y0, &x1, &y1)) {
+    if (cf_detect_border_rect (rows, r->width, r->height, r->black_threshold,
+            &b)) {
+      gint x0 = r->x + b.x, y0 = r->y + b.y;
+      gint x1 = x0 + b.width, y1 = y0 + b.height;
+
       if (!t->crop_found) {
         t->crop_x0 = x0;
         t->crop_y0 = y0;
@@ -576,18 +523,11 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     GstStructure * s, gconstpointer total, guint frames,
     const GstCudaFiltersRegion * region)
 {
-  GstCudaSum *self = GST_CUDA_SUM (analysis);
   SumTotal *t = (SumTotal *) total;
   guint n = region->n_channels, c;
-  guint64 sums[CF_HIST_MAX_CHANNELS];
+  guint64 sums[CF_HIST_MAX_CHANNELS] = { 0, };
   gdouble means[CF_HIST_MAX_CHANNELS], stddevs[CF_HIST_MAX_CHANNELS];
   guint mins[CF_HIST_MAX_CHANNELS], maxs[CF_HIST_MAX_CHANNELS];
-  gdouble cut_threshold;
-
-  GST_OBJECT_LOCK (self);
-  cut_threshold = self->cut_threshold;
-  GST_OBJECT_UNLOCK (self);
-
   for (c = 0; c < n; c++) {
     guint64 samples = t->samples[c];
 
@@ -649,20 +589,101 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
   if (t->has & HAS_CROP) {
     gboolean found = t->crop_found;
 
+    const CfDetectRect *st = &t->stable_crop;
+    gboolean stable = t->has_stable_crop;
+
     gst_structure_set (s,
         "crop-x", G_TYPE_UINT, found ? (guint) t->crop_x0 : 0u,
         "crop-y", G_TYPE_UINT, found ? (guint) t->crop_y0 : 0u,
         "crop-width", G_TYPE_UINT,
         found ? (guint) (t->crop_x1 - t->crop_x0) : 0u,
         "crop-height", G_TYPE_UINT,
-        found ? (guint) (t->crop_y1 - t->crop_y0) : 0u, NULL);
+        found ? (guint) (t->crop_y1 - t->crop_y0) : 0u,
+        "stable-crop-x", G_TYPE_UINT, stable ? (guint) st->x : 0u,
+        "stable-crop-y", G_TYPE_UINT, stable ? (guint) st->y : 0u,
+        "stable-crop-width", G_TYPE_UINT, stable ? (guint) st->width : 0u,
+        "stable-crop-height", G_TYPE_UINT, stable ? (guint) st->height : 0u,
+        NULL);
   }
   if (t->has & HAS_BLACK)
     gst_structure_set (s, "black-ratio", G_TYPE_DOUBLE, t->black_pixels ?
         (gdouble) t->black / t->black_pixels : 0.0, NULL);
   if (t->has & HAS_CUT)
-    gst_structure_set (s, "frame-diff", G_TYPE_DOUBLE, t->frame_diff,
-        "scene-cut", G_TYPE_BOOLEAN, t->frame_diff > cut_threshold, NULL);
+    gst_structure_set (s, "frame-diff", G_TYPE_DOUBLE, t->frame_diff, NULL);
+  if (t->has & HAS_LUMA_HISTOGRAM)
+    gst_structure_set (s, "hist-diff", G_TYPE_DOUBLE, t->hist_diff, NULL);
+}
+
+static void
+detect_settings (GstCudaSum * self, CfDetectSettings * settings)
+{
+  GST_OBJECT_LOCK (self);
+  *settings = self->detect_settings;
+  cf_detect_settings_enable (settings, self->detect);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Every frame in order, before its result is read: what the detectors
+ * see in it goes into the result (for its message and meta), and the
+ * events it shows into element messages. */
+static void
+gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
+    const GstCudaFiltersFrameTimes * times,
+    const GstCudaFiltersRegion * region, gpointer result, GPtrArray * messages)
+{
+  GstCudaSum *self = GST_CUDA_SUM (analysis);
+  SumResult *r = result;
+  CfDetectSettings settings;
+  CfDetectInput in = { 0 };
+  CfSumStats stats;
+  const guint32 *rows = cf_sum_sums_read (result_sums (r), &stats);
+  guint32 counts[N_COUNTS];
+  GArray *events;
+
+  if (!(r->has & (HAS_CROP | HAS_BLACK | HAS_CUT)))
+    return;
+  detect_settings (self, &settings);
+  settings.black_threshold = r->black_threshold;
+  in.times = cf_detect_times (times->pts, times->duration,
+      times->stream_time, times->running_time);
+  in.x = r->x;
+  in.y = r->y;
+  in.width = r->width;
+  in.height = r->height;
+  in.has_diff = (r->has & HAS_DIFF) != 0;
+  in.abs_diff = stats.abs_diff;
+  in.has_black = (r->has & HAS_BLACK) != 0;
+  in.black = stats.black;
+  if (r->has & HAS_LUMA_HISTOGRAM) {
+    cf_hist_sums_counts (result_sums (r) + r->luma_hist_offset, counts);
+    in.luma_counts = counts;
+  }
+  in.rows = (r->has & HAS_CROP) ? rows : NULL;
+
+  events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));
+  cf_detect_push (self->detector, &settings, &in, &r->seen, events);
+  cf_detect_event_messages (GST_OBJECT (self), "cudasum-", events, messages);
+  g_array_unref (events);
+}
+
+static void
+gst_cuda_sum_observe_end (GstCudaFiltersAnalysis * analysis,
+    GPtrArray * messages)
+{
+  GstCudaSum *self = GST_CUDA_SUM (analysis);
+  CfDetectSettings settings;
+  GArray *events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));
+
+  detect_settings (self, &settings);
+  cf_detect_finish (self->detector, &settings, events);
+  cf_detect_event_messages (GST_OBJECT (self), "cudasum-", events, messages);
+  g_array_unref (events);
+}
+
+static void
+gst_cuda_sum_observe_reset (GstCudaFiltersAnalysis * analysis)
+{
+  cf_detect_reset (GST_CUDA_SUM (analysis)->detector);
 }
 
 static gboolean
@@ -722,11 +743,13 @@ gst_cuda_sum_set_property (GObject * object, guint prop_id,
     case PROP_BLACK_THRESHOLD:
       self->black_threshold = g_value_get_uint (value);
       break;
-    case PROP_CUT_THRESHOLD:
-      self->cut_threshold = g_value_get_double (value);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (prop_id >= PROP_DETECT_FIRST &&
+          prop_id < PROP_DETECT_FIRST + CF_DETECT_N_PROPERTIES)
+        cf_detect_set_property (&self->detect_settings,
+            prop_id - PROP_DETECT_FIRST, value);
+      else
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -752,14 +775,25 @@ gst_cuda_sum_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_BLACK_THRESHOLD:
       g_value_set_uint (value, self->black_threshold);
       break;
-    case PROP_CUT_THRESHOLD:
-      g_value_set_double (value, self->cut_threshold);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (prop_id >= PROP_DETECT_FIRST &&
+          prop_id < PROP_DETECT_FIRST + CF_DETECT_N_PROPERTIES)
+        cf_detect_get_property (&self->detect_settings,
+            prop_id - PROP_DETECT_FIRST, value);
+      else
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sum_finalize (GObject * object)
+{
+  GstCudaSum *self = GST_CUDA_SUM (object);
+
+  cf_detect_free (self->detector);
+  G_OBJECT_CLASS (gst_cuda_sum_parent_class)->finalize (object);
 }
 
 static void
@@ -776,6 +810,7 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
 
   gobject_class->set_property = gst_cuda_sum_set_property;
   gobject_class->get_property = gst_cuda_sum_get_property;
+  gobject_class->finalize = gst_cuda_sum_finalize;
 
   /**
    * GstCudaSum:percentiles:
@@ -822,18 +857,7 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
           "Luma at or under which a pixel, row or column is black", 0, 255,
           DEFAULT_BLACK_THRESHOLD, flags | GST_PARAM_CONTROLLABLE));
 
-  /**
-   * GstCudaSum:cut-threshold:
-   *
-   * Mean absolute luma difference from the previous frame above which a
-   * frame is a scene cut.  The default, 25, is about 10% of full scale,
-   * the default of ffmpeg's scdet.
-   */
-  g_object_class_install_property (gobject_class, PROP_CUT_THRESHOLD,
-      g_param_spec_double ("cut-threshold", "Cut threshold",
-          "Mean absolute luma difference from the previous frame above "
-          "which a frame is a scene cut", 0.0, 255.0, DEFAULT_CUT_THRESHOLD,
-          flags | GST_PARAM_CONTROLLABLE));
+  cf_detect_install_properties (gobject_class, PROP_DETECT_FIRST);
 
   gst_cuda_filters_analysis_class_add_pad_templates (analysis_class);
   gst_element_class_set_static_metadata (element_class,
@@ -856,6 +880,9 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
   analysis_class->accumulate = gst_cuda_sum_accumulate;
   analysis_class->fill_structure = gst_cuda_sum_fill_structure;
   analysis_class->fits = gst_cuda_sum_fits;
+  analysis_class->observe = gst_cuda_sum_observe;
+  analysis_class->observe_end = gst_cuda_sum_observe_end;
+  analysis_class->observe_reset = gst_cuda_sum_observe_reset;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SUM_DETECT, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sum_debug, "cudasum", 0, "CUDA statistics");
@@ -868,5 +895,6 @@ gst_cuda_sum_init (GstCudaSum * self)
   self->profiles = DEFAULT_PROFILES;
   self->detect = DEFAULT_DETECT;
   self->black_threshold = DEFAULT_BLACK_THRESHOLD;
-  self->cut_threshold = DEFAULT_CUT_THRESHOLD;
+  cf_detect_settings_init (&self->detect_settings);
+  self->detector = cf_detect_new ();
 }

@@ -104,7 +104,8 @@ time_byte_sum (Row & row, const Frames & in, SumImpl impl)
 
 Row
 bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
-    SumImpl impl, const char *op, bool cold_keys, bool percentiles)
+    SumImpl impl, const char *op, bool cold_keys, bool percentiles,
+    bool luma_hist)
 {
   size_t fbytes = frame_bytes (fmt, w, h);
   if (impl != SUM_OURS && impl != SUM_OURS_LAST_BLOCK) {
@@ -130,6 +131,7 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
   size_t bytes = fbytes +
       ((flags & CF_SUM_DIFF) ? (size_t) w * h : 0) +
       ((flags & CF_SUM_KEEP) ? (size_t) w * h : 0) +
+      (luma_hist ? (size_t) w * h : 0) +
       ((flags & CF_SUM_PROFILES) ? sizeof (uint32_t) * ((size_t) w + h) : 0);
   /* the cold-keys rows are a variant of their own, so that the CSV and the
    * plots keep them apart from the rows with one keys buffer */
@@ -161,8 +163,9 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
    * the statistics (gstcudasum.c), into sums of its own: launch n adds
    * into buffer n % 3 and zeroes buffer (n + 1) % 3 */
   const size_t hist_bytes = (cf_hist_sums_bytes () + 255) / 256 * 256;
-  DeviceArray < uint8_t > hist_sums (percentiles ? 3 * hist_bytes : 1);
-  if (percentiles) {
+  DeviceArray < uint8_t > hist_sums (percentiles
+      || luma_hist ? 3 * hist_bytes : 1);
+  if (percentiles || luma_hist) {
     hist_sums.poison ();
     CHECK (cudaMemset (hist_sums.ptr, 0, hist_bytes));
   }
@@ -195,6 +198,19 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     key.weights[0] = 65536;
     key.weights[1] = key.weights[2] = 0;
   }
+
+  /* the kept keys as a plane of one channel, one byte a pixel */
+  auto kept_plane =[&](uint8_t * keys) {
+    CfSamplePlane kp = { };
+    kp.data = keys;
+    kp.pitch = prev_pitch;
+    kp.width = w;
+    kp.height = h;
+    kp.bytes_per_pixel = 1;
+    kp.channel[0] = 0;
+    kp.channel[1] = kp.channel[2] = kp.channel[3] = -1;
+    return kp;
+  };
 
   CfSamplePlane hp[CF_HIST_MAX_PLANES], dp[CF_HIST_MAX_PLANES];
   int np = sample_planes (fmt, in.host.data (), in.pitch, w, h, hp);
@@ -287,6 +303,19 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     check_values_equal (what.c_str (), "percentiles' counts",
         counts_got.data (), counts_want.data (), nc);
   }
+  if (luma_hist) {
+    const int nc = CF_HIST_MAX_CHANNELS * CF_HIST_BINS;
+    std::vector < uint32_t > counts_want (nc), counts_got (nc);
+    CfSamplePlane want_plane = kept_plane (prev_want.data ());
+    CfSamplePlane got_plane = kept_plane (previous_of (0));
+    cf_ref_hist_planes (&want_plane, 1, counts_want.data ());
+    CHECK (launch_hist (&got_plane, 1));
+    std::vector < uint8_t > host = hist_sums.download ();
+    cf_hist_sums_counts (host.data () + ((hist_launches - 1) % 3) *
+        hist_bytes, counts_got.data ());
+    check_values_equal (what.c_str (), "luma histogram", counts_got.data (),
+        counts_want.data (), nc);
+  }
   /* only now: runs again of KEEP overwrite prev_want */
   row.cpu_us = cpu_median_us (first_s, reference);
 
@@ -299,6 +328,10 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     int err = percentiles ? launch_hist (p, k) : 0;
     if (!err)
       err = launch_ours (p, k, &kk);
+    if (!err && luma_hist) {
+      CfSamplePlane kp = kept_plane (kk.previous);
+      err = launch_hist (&kp, 1);
+    }
     return err;
   };
   time_row (row, launch, false);
@@ -384,6 +417,13 @@ add_sum_cases (Cases & cases)
         return bench_sum (k4K.w, k4K.h, kRGBA, false, 0, SUM_OURS,
             "sum+percentiles", false, true);
       });
+  /* cudasum detect=crop+black+cut+freeze: everything, and the luma's
+   * histogram counted from the keys just kept */
+  for (auto fmt:kRowFormats)
+    add_case (cases, case_name ("sum", *fmt, k4K, " all+cut-hist", false),[=] {
+          return bench_sum (k4K.w, k4K.h, *fmt, false, all, SUM_OURS,
+              "sum all+cut-hist", false, false, true);
+        });
   for (bool cold: {false, true})
     add_case (cases, std::string ("sum RGBA 4K all+percentiles") +
         (cold ? " cold-keys" : ""),[=] {

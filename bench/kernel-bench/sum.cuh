@@ -28,9 +28,11 @@ enum SumImpl
  * are never in L2.  A baseline (CUB, seeds) times one total of all the
  * bytes of the same frames instead.  op: the row's op, when not the one
  * the flags name.  percentiles: cudahist's pass over the frame first, as
- * cudasum percentiles=true runs it. */
+ * cudasum percentiles=true runs it.  luma_hist: cudahist's kernel over
+ * the keys just kept after the statistics, as cudasum detect=cut counts
+ * the luma histogram (flags must KEEP). */
 Row bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     SumImpl impl, const char *op = nullptr, bool cold_keys = false,
-    bool percentiles = false);
+    bool percentiles = false, bool luma_hist = false);
 
 #endif /* CUDAFILTERS_BENCH_KERNEL_BENCH_SUM_CUH */
