@@ -2,8 +2,9 @@
  *
  * A clip is a list of shots.  Each shot films a scene (a canvas of
  * natural-looking texture: fractal noise with sharp-edged shapes, every
- * scene normalised to about the same brightness, so that cuts between
- * scenes do not show in the mean) with a camera that stays, pans or
+ * scene normalised to the same mean brightness, so that cuts between
+ * scenes do not show in the mean, in two contrasts: odd and even scene
+ * numbers) with a camera that stays, pans or
  * zooms, and may fade, freeze, go black or sit in letterbox or pillarbox
  * bars that carry a logo.  The shots' fields say what happens, and so what
  * the detectors must find: the clip is its own ground truth.
