@@ -33,13 +33,13 @@
  *   from the previous frame, and with `cut` `hist-diff`, the change of the
  *   luma histogram.
  *
- * Over time they post events as element messages: `cudasum-scene-cut`,
- * `cudasum-black-start` and `-end`, `cudasum-freeze-start` and `-end`,
- * `cudasum-crop-changed`, with the `frame`, `timestamp`, `stream-time`
- * and `running-time` of where each happens.  With #GstCudaFiltersAnalysis:interval a message sums that much
- * stream time, exactly; with #GstCudaFiltersAnalysis:attach-meta each
- * frame carries its own statistics as a #GstCustomMeta named
- * `GstCudaSumMeta`.  docs/cudasum.md and docs/qc.md define every field.
+ * Over time they post events as element messages (docs/qc.md):
+ * `cudasum-scene-cut`, `cudasum-black-start` and `-end`,
+ * `cudasum-freeze-start` and `-end`, `cudasum-crop-changed`, with the
+ * `frame`, `timestamp`, `stream-time` and `running-time` of each.  With
+ * #GstCudaFiltersAnalysis:interval a message sums that much stream time,
+ * exactly; with #GstCudaFiltersAnalysis:attach-meta each frame carries its
+ * own statistics as a #GstCustomMeta, `GstCudaSumMeta` (docs/cudasum.md).
  *
  * ## Example launch lines
  * |[
