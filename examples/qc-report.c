@@ -1,7 +1,7 @@
 /* qc-report: the video QC of a file or URI in one command, on the GPU.
  *
  *   qc-report [--frames FILE] [--summary FILE] [--cuda-device-id N]
- *             [--quiet] FILE-OR-URI
+ *             [--set PROPERTY=VALUE]... [--quiet] FILE-OR-URI
  *
  * Decodes the video with decodebin (which picks a hardware decoder where
  * there is one, and the frames then stay in CUDA memory) into
@@ -14,7 +14,9 @@
  *   segments and crop changes, as JSON (--summary FILE), and in words on
  *   standard error.
  *
- * Progress goes to standard error (not with --quiet).  The exit status
+ * --set sets a property of cudasum, e.g. --set black-min-duration=500000000
+ * (docs/qc.md lists them).  Progress goes to standard error (not with
+ * --quiet).  The exit status
  * says what went wrong, with a message: 2 the file or URI cannot be
  * opened, 3 no video or a stream that cannot be decoded, 4 no GPU or a CUDA
  * failure, 5 another error, 64 a wrong command line.
@@ -349,6 +351,7 @@ main (int argc, char **argv)
   gchar *uri;
   guint progress = 0;
   gboolean usage = FALSE;
+  GPtrArray *sets = g_ptr_array_new ();
   int i;
 
   gst_init (&argc, &argv);
@@ -359,6 +362,9 @@ main (int argc, char **argv)
       summary_path = argv[++i];
     else if (!strcmp (argv[i], "--cuda-device-id") && i + 1 < argc)
       device_id = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--set") && i + 1 < argc &&
+        strchr (argv[i + 1], '='))
+      g_ptr_array_add (sets, argv[++i]);
     else if (!strcmp (argv[i], "--quiet"))
       r.quiet = TRUE;
     else if (argv[i][0] != '-' && !input)
@@ -368,7 +374,8 @@ main (int argc, char **argv)
   }
   if (!input || usage) {
     g_printerr ("usage: %s [--frames FILE] [--summary FILE] "
-        "[--cuda-device-id N] [--quiet] FILE-OR-URI\n", argv[0]);
+        "[--cuda-device-id N] [--set PROPERTY=VALUE]... [--quiet] "
+        "FILE-OR-URI\n", argv[0]);
     return EXIT_USAGE;
   }
   if (gst_uri_is_valid (input)) {
@@ -394,6 +401,20 @@ main (int argc, char **argv)
   g_object_set (decoder, "uri", uri, NULL);
   gst_util_set_object_arg (G_OBJECT (r.sum), "detect", "crop+black+cut+freeze");
   g_object_set (r.sum, "percentiles", TRUE, "cuda-device-id", device_id, NULL);
+  for (i = 0; i < (int) sets->len; i++) {
+    gchar **kv = g_strsplit (g_ptr_array_index (sets, i), "=", 2);
+    gboolean known = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (r.sum), kv[0]) != NULL;
+
+    if (known)
+      gst_util_set_object_arg (G_OBJECT (r.sum), kv[0], kv[1]);
+    else
+      g_printerr ("cudasum has no property %s\n", kv[0]);
+    g_strfreev (kv);
+    if (!known)
+      return EXIT_USAGE;
+  }
+  g_ptr_array_free (sets, TRUE);
   g_object_set (sink, "sync", FALSE, NULL);
   gst_bin_add_many (GST_BIN (r.pipeline), decoder, r.sum, sink, NULL);
   gst_element_link (r.sum, sink);

@@ -6,6 +6,9 @@
  * CPU reference's sums of every frame find exactly the scripted events:
  * precision and recall 100%.  "qc" (GPU): cudasum posts exactly the events
  * of the CPU reference, field for field, in system and CUDA memory. */
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+
 #include "cf-test-util.h"
 #include "cf-qc-clip.h"
 #include "gstcudasumdetect.h"
@@ -610,6 +613,307 @@ GST_START_TEST (test_cudasum_nv12_cuda_memory)
 
 GST_END_TEST;
 
+/* ---- qc-report, end to end ---- */
+
+static const gchar *const report_settings[] = {
+  "--set", "black-min-duration=200000000",
+  "--set", "freeze-min-duration=500000000",
+  "--set", "crop-hold=400000000",
+};
+
+/* Runs the qc-report program (CF_QC_REPORT) with @args: its exit status,
+ * and in @err what it wrote on standard error. */
+static gint
+run_qc_report (const gchar * const *args, gchar ** err)
+{
+  const gchar *program = g_getenv ("CF_QC_REPORT");
+  GPtrArray *argv = g_ptr_array_new ();
+  GError *error = NULL;
+  gint status = -1;
+
+  fail_unless (program != NULL, "CF_QC_REPORT names no qc-report program");
+  g_ptr_array_add (argv, (gpointer) program);
+  for (; *args; args++)
+    g_ptr_array_add (argv, (gpointer) * args);
+  g_ptr_array_add (argv, NULL);
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL,
+          G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, err, &status, &error),
+      "%s", error ? error->message : "");
+  g_ptr_array_free (argv, TRUE);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* The usage, a missing file and a file that is no video each end with
+ * their own exit status and say so; without a GPU, that comes first. */
+GST_START_TEST (test_qc_report_says_what_is_wrong)
+{
+  gchar *dir = g_dir_make_tmp ("qc-report-XXXXXX", NULL);
+  gchar *missing = g_build_filename (dir, "missing.mp4", NULL);
+  gchar *text = g_build_filename (dir, "text.mp4", NULL);
+  const gchar *no_args[] = { NULL };
+  const gchar *no_file[] = { missing, NULL };
+  const gchar *no_video[] = { "--quiet", text, NULL };
+  gchar *err;
+
+  fail_unless_equals_int (run_qc_report (no_args, &err), 64);
+  fail_unless (strstr (err, "usage:") != NULL, "%s", err);
+  g_free (err);
+  fail_unless_equals_int (run_qc_report (no_file, &err), 2);
+  fail_unless (strstr (err, "no such file") != NULL, "%s", err);
+  g_free (err);
+  fail_unless (g_file_set_contents (text, "not a video\n", -1, NULL));
+  if (cf_test_gpu_available ()) {
+    fail_unless_equals_int (run_qc_report (no_video, &err), 3);
+  } else {
+    fail_unless_equals_int (run_qc_report (no_video, &err), 4);
+    fail_unless (strstr (err, "CUDA") != NULL, "%s", err);
+  }
+  g_free (err);
+  g_unlink (text);
+  g_rmdir (dir);
+  g_free (text);
+  g_free (missing);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Runs @launch to EOS */
+static void
+run_to_eos (GstElement * pipe)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "the pipeline did not reach EOS");
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+/* @clip as H.264 in MP4, nearly lossless */
+static void
+encode_clip (CfQcClip * clip, const gchar * path)
+{
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time ! "
+      "openh264enc bitrate=8000000 ! h264parse ! mp4mux ! "
+      "filesink location=\"%s\"", path);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstFlowReturn ret;
+  guint i;
+
+  fail_unless (pipe != NULL, "%s", launch);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, WIDTH, HEIGHT);
+  info.fps_n = FPS;
+  info.fps_d = 1;
+  caps = gst_video_info_to_caps (&info);
+  g_object_set (src, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < cf_qc_clip_frames (clip); i++) {
+    g_signal_emit_by_name (src, "push-buffer", render (clip, &info, i), &ret);
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  run_to_eos (pipe);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (pipe);
+  g_free (launch);
+}
+
+/* The CPU reference's events on @path decoded on the CPU (openh264dec),
+ * and in @black which decoded frames are black */
+static GArray *
+decoded_reference_events (const gchar * path, guint n, gboolean ** black)
+{
+  gchar *launch = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h264parse ! openh264dec ! video/x-raw,format=I420 ! "
+      "appsink name=sink sync=false", path);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GArray *events = g_array_new (FALSE, TRUE, sizeof (CfDetectEvent));
+  Reference ref = { 0, };
+  GstSample *sample;
+  guint i = 0;
+
+  ref.detect = cf_detect_new ();
+  ref.keys = g_malloc0 (WIDTH * HEIGHT);
+  *black = g_new0 (gboolean, n);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (;;) {
+    GstVideoInfo info;
+    GstVideoFrame frame;
+    CfDetectFrame out;
+
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (!sample)
+      break;
+    fail_unless (i < n, "more frames decoded than encoded");
+    fail_unless (gst_video_info_from_caps (&info,
+            gst_sample_get_caps (sample)));
+    fail_unless (gst_video_frame_map (&frame, &info,
+            gst_sample_get_buffer (sample), GST_MAP_READ));
+    (*black)[i] = count_black (&frame);
+    reference_push (&ref, &frame, i, &out, events);
+    gst_video_frame_unmap (&frame);
+    gst_sample_unref (sample);
+    i++;
+  }
+  fail_unless_equals_int (i, n);
+  cf_detect_finish (ref.detect, &settings, events);
+  cf_detect_free (ref.detect);
+  g_free (ref.keys);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+  return events;
+}
+
+static guint64
+match_number (const GMatchInfo * m, gint group)
+{
+  gchar *digits = g_match_info_fetch (m, group);
+  guint64 v = g_ascii_strtoull (digits, NULL, 10);
+
+  g_free (digits);
+  return v;
+}
+
+/* The events of a qc-report summary: one an "events" line */
+static GArray *
+summary_events (const gchar * path)
+{
+  GArray *events = g_array_new (FALSE, TRUE, sizeof (CfDetectEvent));
+  GRegex *event = g_regex_new ("\\{\"event\":\"([a-z-]+)\",\"frame\":(\\d+),"
+      "\"timestamp\":(\\d+)", 0, 0, NULL);
+  GRegex *rect = g_regex_new ("\"x\":(\\d+),\"y\":(\\d+),\"width\":(\\d+),"
+      "\"height\":(\\d+)", 0, 0, NULL);
+  gchar *text, **lines, **l;
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", path);
+  lines = g_strsplit (text, "\n", -1);
+  for (l = lines; *l; l++) {
+    CfDetectEvent e = { 0, };
+    GMatchInfo *m = NULL, *r = NULL;
+    gchar *name;
+    guint t;
+
+    if (!g_regex_match (event, *l, 0, &m)) {
+      g_match_info_free (m);
+      continue;
+    }
+    name = g_match_info_fetch (m, 1);
+    for (t = CF_DETECT_SCENE_CUT; t <= CF_DETECT_CROP_CHANGED; t++)
+      if (!strcmp (name, cf_detect_event_name (t)))
+        break;
+    fail_unless (t <= CF_DETECT_CROP_CHANGED, "unknown event %s", name);
+    e.type = t;
+    e.frame = match_number (m, 2);
+    e.times.pts = match_number (m, 3);
+    if (t == CF_DETECT_CROP_CHANGED) {
+      fail_unless (g_regex_match (rect, *l, 0, &r), "%s", *l);
+      e.rect.x = match_number (r, 1);
+      e.rect.y = match_number (r, 2);
+      e.rect.width = match_number (r, 3);
+      e.rect.height = match_number (r, 4);
+    }
+    g_array_append_val (events, e);
+    g_match_info_free (r);
+    g_match_info_free (m);
+    g_free (name);
+  }
+  g_strfreev (lines);
+  g_free (text);
+  g_regex_unref (event);
+  g_regex_unref (rect);
+  return events;
+}
+
+/* The clip, encoded to H.264: qc-report (decodebin, so nvh264dec and CUDA
+ * memory where there is one) finds the events the CPU reference finds on
+ * the CPU's decode, in the same order, and those are the script's; it
+ * writes a line for each frame. */
+GST_START_TEST (test_qc_report_on_encoded_clip)
+{
+  CfQcClip *clip = cf_qc_clip_new (clip_shots, G_N_ELEMENTS (clip_shots),
+      WIDTH, HEIGHT, g_rand_int (rand_));
+  gchar *dir = g_dir_make_tmp ("qc-report-XXXXXX", NULL);
+  gchar *video = g_build_filename (dir, "clip.mp4", NULL);
+  gchar *frames = g_build_filename (dir, "frames.jsonl", NULL);
+  gchar *summary = g_build_filename (dir, "summary.json", NULL);
+  const gchar *args[16];
+  guint n = cf_qc_clip_frames (clip), a = 0, i, lines = 0;
+  GArray *cpu, *report, *truth;
+  gboolean *black;
+  gchar *err, *text;
+
+  cf_qc_clip_set_noise (clip, NOISE);
+  encode_clip (clip, video);
+  cpu = decoded_reference_events (video, n, &black);
+
+  args[a++] = "--quiet";
+  args[a++] = "--frames";
+  args[a++] = frames;
+  args[a++] = "--summary";
+  args[a++] = summary;
+  for (i = 0; i < G_N_ELEMENTS (report_settings); i++)
+    args[a++] = report_settings[i];
+  args[a++] = video;
+  args[a] = NULL;
+  fail_unless_equals_int (run_qc_report (args, &err), 0);
+  g_free (err);
+
+  report = summary_events (summary);
+  fail_unless_equals_int (report->len, cpu->len);
+  for (i = 0; i < cpu->len; i++) {
+    CfDetectEvent *r = &g_array_index (report, CfDetectEvent, i);
+    CfDetectEvent *c = &g_array_index (cpu, CfDetectEvent, i);
+    gchar *rs = event_string (r), *cs = event_string (c);
+
+    fail_unless (r->type == c->type && r->frame == c->frame &&
+        !memcmp (&r->rect, &c->rect, sizeof (r->rect)),
+        "event %u: qc-report has %s, the CPU reference %s", i, rs, cs);
+    g_free (rs);
+    g_free (cs);
+  }
+  truth = truth_of (clip, black);
+  check_events_are_truth (report, truth, "qc-report on H.264");
+
+  fail_unless (g_file_get_contents (frames, &text, NULL, NULL));
+  for (i = 0; text[i]; i++)
+    lines += text[i] == '\n';
+  fail_unless_equals_int (lines, n);
+  fail_unless (g_str_has_prefix (text, "{\"frame\":0,"));
+  g_free (text);
+
+  g_unlink (frames);
+  g_unlink (summary);
+  g_unlink (video);
+  g_rmdir (dir);
+  g_array_unref (cpu);
+  g_array_unref (report);
+  g_array_unref (truth);
+  g_free (black);
+  g_free (frames);
+  g_free (summary);
+  g_free (video);
+  g_free (dir);
+  cf_qc_clip_free (clip);
+}
+
+GST_END_TEST;
+
 CF_TEST_SUITE (qc_suite, "qc",
     CF_TEST_CASE ("gpu", 300),
     CF_TEST (test_cudasum_i420_system_memory),
@@ -620,6 +924,35 @@ CF_TEST_SUITE (qc_cpu_suite, "qc-cpu",
     CF_TEST_CASE ("cpu", 300),
     CF_TEST (test_reference_finds_the_scripted_events));
 
+/* qc-report's own (CF_QC_REPORT: the build has the examples) */
+CF_TEST_SUITE (qc_report_cpu_suite, "qc-report-cpu",
+    CF_TEST_CASE ("cpu", 300), CF_TEST (test_qc_report_says_what_is_wrong));
+
+CF_TEST_SUITE (qc_report_suite, "qc-report",
+    CF_TEST_CASE ("gpu", 300), CF_TEST (test_qc_report_on_encoded_clip));
+
+/* The elements the end-to-end test of qc-report needs, besides a GPU */
+static gboolean
+report_elements_present (void)
+{
+  static const gchar *needed[] = { "appsrc", "appsink", "openh264enc",
+    "openh264dec", "h264parse", "mp4mux", "qtdemux", "uridecodebin"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (needed); i++) {
+    GstElementFactory *f = gst_element_factory_find (needed[i]);
+
+    if (!f) {
+      g_print ("qc-report's end-to-end test needs %s, and there is none "
+          "here\n", needed[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
 /* The "cpu" tests run everywhere; the rest needs a GPU, without which the
  * test is skipped (77) after them. */
 int
@@ -627,15 +960,25 @@ main (int argc, char **argv)
 {
   int ret;
 
+  gboolean report = g_getenv ("CF_QC_REPORT") != NULL;
+
   gst_check_init (&argc, &argv);
   rand_ = cf_test_rand ();
+  if (!report)
+    g_print ("no qc-report in this build (examples disabled): its tests "
+        "are not run\n");
   ret = gst_check_run_suite (qc_cpu_suite (), "qc-cpu", __FILE__);
+  if (ret == 0 && report)
+    ret = gst_check_run_suite (qc_report_cpu_suite (), "qc-report-cpu",
+        __FILE__);
   if (ret == 0 && !cf_test_gpu_available ()) {
     g_print ("SKIP: the rest of this test needs a CUDA GPU and there is "
         "none here\n");
     ret = CF_TEST_SKIP;
   } else if (ret == 0) {
     ret = gst_check_run_suite (qc_suite (), "qc", __FILE__);
+    if (ret == 0 && report && report_elements_present ())
+      ret = gst_check_run_suite (qc_report_suite (), "qc-report", __FILE__);
   }
   g_rand_free (rand_);
   return ret;
