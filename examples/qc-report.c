@@ -49,13 +49,16 @@ typedef struct
   gint64 started;
   int status;
   gchar *error;
+  gchar *missing;               /* a decoder decodebin did not find */
 } Report;
 
 /* ---- JSON ---- */
 
 static void
-json_string (GString * out, const gchar * s)
+json_string (GString * out, const gchar * text)
 {
+  /* (a file name need not be UTF-8; JSON must) */
+  gchar *s = g_utf8_make_valid (text, -1);
   const gchar *p;
 
   g_string_append_c (out, '"');
@@ -68,6 +71,7 @@ json_string (GString * out, const gchar * s)
       g_string_append_c (out, *p);
   }
   g_string_append_c (out, '"');
+  g_free (s);
 }
 
 static void
@@ -79,6 +83,8 @@ json_value (GString * out, const GValue * v)
     g_string_append_printf (out, "%u", g_value_get_uint (v));
   else if (t == G_TYPE_INT)
     g_string_append_printf (out, "%d", g_value_get_int (v));
+  else if (t == G_TYPE_UINT64 && g_value_get_uint64 (v) == G_MAXUINT64)
+    g_string_append (out, "null");      /* GST_CLOCK_TIME_NONE: not known */
   else if (t == G_TYPE_UINT64)
     g_string_append_printf (out, "%" G_GUINT64_FORMAT, g_value_get_uint64 (v));
   else if (t == G_TYPE_INT64)
@@ -238,8 +244,10 @@ on_error (Report * r, GstMessage * msg)
   GstObject *src = GST_MESSAGE_SRC (msg);
 
   gst_message_parse_error (msg, &err, &debug);
-  if (src == GST_OBJECT (r->sum) || gst_object_has_as_ancestor (src,
-          GST_OBJECT (r->sum)))
+  if (src == GST_OBJECT (r->sum) && err->domain == GST_STREAM_ERROR)
+    fail (r, EXIT_UNSUPPORTED, "cudasum cannot analyse this video",
+        err->message);
+  else if (src == GST_OBJECT (r->sum))
     fail (r, EXIT_GPU, "the GPU analysis failed", err->message);
   else if (err->domain == GST_RESOURCE_ERROR)
     fail (r, EXIT_OPEN, "cannot read the input", err->message);
@@ -260,11 +268,11 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
     case GST_MESSAGE_ELEMENT:{
       const GstStructure *s = gst_message_get_structure (msg);
 
+      /* (an audio or subtitle stream without a decoder is no failure:
+       * the video plays on; without video no frame comes) */
       if (gst_is_missing_plugin_message (msg)) {
-        gchar *what = gst_missing_plugin_message_get_description (msg);
-
-        fail (r, EXIT_UNSUPPORTED, "no decoder for this stream", what);
-        g_free (what);
+        g_free (r->missing);
+        r->missing = gst_missing_plugin_message_get_description (msg);
       } else if (gst_structure_has_name (s, "cudasum")) {
         on_frame (r, s);
       } else if (g_str_has_prefix (gst_structure_get_name (s), "cudasum-")) {
@@ -284,6 +292,23 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
   return TRUE;
 }
 
+/* @value, parsed as a launch line would, into the property @name */
+static gboolean
+set_property (GstElement * e, const gchar * name, const gchar * value)
+{
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      name);
+  GValue v = G_VALUE_INIT;
+  gboolean ok;
+
+  g_value_init (&v, spec->value_type);
+  ok = gst_value_deserialize (&v, value);
+  if (ok)
+    g_object_set_property (G_OBJECT (e), name, &v);
+  g_value_unset (&v);
+  return ok;
+}
+
 /* A decoded video stream: to cudasum as it is (in CUDA memory from a
  * hardware decoder), or through videoconvert when cudasum does not take
  * its format. */
@@ -293,27 +318,34 @@ on_pad_added (GstElement * decoder, GstPad * pad, gpointer data)
   Report *r = data;
   GstPad *sink = gst_element_get_static_pad (r->sum, "sink");
   GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean video, cuda;
 
   if (!caps)
     caps = gst_pad_query_caps (pad, NULL);
-  if (gst_pad_is_linked (sink) || !g_str_has_prefix (gst_structure_get_name
-          (gst_caps_get_structure (caps, 0)), "video/")) {
+  video = !gst_caps_is_empty (caps) && g_str_has_prefix
+      (gst_structure_get_name (gst_caps_get_structure (caps, 0)), "video/");
+  cuda = video && gst_caps_features_contains (gst_caps_get_features (caps, 0),
+      "memory:CUDAMemory");
+  if (!video || gst_pad_is_linked (sink)) {
     /* another stream, or a second video: left unlinked */
-  } else if (gst_pad_link (pad, sink) != GST_PAD_LINK_OK) {
-    GstElement *convert = gst_element_factory_make ("videoconvert", NULL);
-    GstPad *in;
+  } else if (gst_pad_link (pad, sink) == GST_PAD_LINK_OK) {
+    /* straight in, in CUDA memory from a hardware decoder */
+  } else if (cuda) {
+    gchar *what = gst_caps_to_string (caps);
 
-    if (!convert) {
-      gst_caps_unref (caps);
-      gst_object_unref (sink);
-      return;
-    }
-    gst_bin_add (GST_BIN (r->pipeline), convert);
-    gst_element_link (convert, r->sum);
-    gst_element_sync_state_with_parent (convert);
-    in = gst_element_get_static_pad (convert, "sink");
-    gst_pad_link (pad, in);
-    gst_object_unref (in);
+    fail (r, EXIT_UNSUPPORTED, "cudasum does not take this video", what);
+    g_free (what);
+  } else {
+    GstElement *convert = gst_element_factory_make ("videoconvert", NULL);
+    GstPad *in = NULL;
+
+    if (!convert || !gst_bin_add (GST_BIN (r->pipeline), convert) ||
+        !gst_element_link (convert, r->sum) ||
+        !gst_element_sync_state_with_parent (convert) ||
+        !(in = gst_element_get_static_pad (convert, "sink")) ||
+        gst_pad_link (pad, in) != GST_PAD_LINK_OK)
+      fail (r, EXIT_UNSUPPORTED, "cannot convert this video for cudasum", NULL);
+    gst_clear_object (&in);
   }
   gst_caps_unref (caps);
   gst_object_unref (sink);
@@ -326,6 +358,12 @@ write_summary (Report * r, const gchar * path, const gchar * input)
   FILE *f;
 
   json_string (out, input);
+  g_string_append_printf (out, ",\n  \"status\": %d,\n  \"error\": ",
+      r->status);
+  if (r->error)
+    json_string (out, r->error);
+  else
+    g_string_append (out, "null");
   g_string_append_printf (out, ",\n  \"frames\": %" G_GUINT64_FORMAT
       ",\n  \"scene-cuts\": %u,\n  \"black-segments\": %u,\n"
       "  \"freezes\": %u,\n  \"crop-changes\": %u,\n  \"events\": [%s]\n}\n",
@@ -360,9 +398,12 @@ main (int argc, char **argv)
       frames_path = argv[++i];
     else if (!strcmp (argv[i], "--summary") && i + 1 < argc)
       summary_path = argv[++i];
-    else if (!strcmp (argv[i], "--cuda-device-id") && i + 1 < argc)
-      device_id = atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--set") && i + 1 < argc &&
+    else if (!strcmp (argv[i], "--cuda-device-id") && i + 1 < argc) {
+      gchar *end;
+
+      device_id = (gint) strtol (argv[++i], &end, 10);
+      usage |= *end != '\0' || end == argv[i];
+    } else if (!strcmp (argv[i], "--set") && i + 1 < argc &&
         strchr (argv[i + 1], '='))
       g_ptr_array_add (sets, argv[++i]);
     else if (!strcmp (argv[i], "--quiet"))
@@ -406,12 +447,14 @@ main (int argc, char **argv)
     gboolean known = g_object_class_find_property (G_OBJECT_GET_CLASS
         (r.sum), kv[0]) != NULL;
 
-    if (known)
-      gst_util_set_object_arg (G_OBJECT (r.sum), kv[0], kv[1]);
-    else
-      g_printerr ("cudasum has no property %s\n", kv[0]);
+    /* the report needs a message a frame */
+    gboolean ok = known && !g_str_equal (kv[0], "post-messages") &&
+        !g_str_equal (kv[0], "interval") && set_property (r.sum, kv[0], kv[1]);
+
+    if (!ok)
+      g_printerr ("cannot set cudasum's %s to %s\n", kv[0], kv[1]);
     g_strfreev (kv);
-    if (!known)
+    if (!ok)
       return EXIT_USAGE;
   }
   g_ptr_array_free (sets, TRUE);
@@ -433,14 +476,27 @@ main (int argc, char **argv)
   if (!r.quiet && isatty (STDERR_FILENO))
     progress = g_timeout_add (500, show_progress, &r);
   r.started = g_get_monotonic_time ();
-  gst_element_set_state (r.pipeline, GST_STATE_PLAYING);
-  g_main_loop_run (r.loop);
+  if (gst_element_set_state (r.pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE && !r.status) {
+    /* the bus has said why, unless the failure posted nothing */
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+    if (msg) {
+      on_error (&r, msg);
+      gst_message_unref (msg);
+    } else {
+      fail (&r, EXIT_OTHER, "the pipeline would not start", NULL);
+    }
+  }
+  if (!r.status)
+    g_main_loop_run (r.loop);
 
   if (progress)
     g_source_remove (progress);
   gst_element_set_state (r.pipeline, GST_STATE_NULL);
   if (r.status == 0 && r.frames == 0)
-    fail (&r, EXIT_UNSUPPORTED, "no video frame was analysed", NULL);
+    fail (&r, EXIT_UNSUPPORTED, "no video frame was analysed", r.missing ?
+        r.missing : NULL);
   if (r.progress_shown)
     g_printerr ("\n");
   if (r.status != 0) {
@@ -450,10 +506,11 @@ main (int argc, char **argv)
         "segment(s), %u freeze(s), %u crop change(s)\n", r.frames, r.cuts,
         r.black, r.freezes, r.crops);
   }
-  if (summary_path && r.status == 0)
+  if (r.frames_out != stdout ? fclose (r.frames_out) != 0 :
+      fflush (stdout) != 0)
+    fail (&r, EXIT_OTHER, "cannot write the frames' lines", frames_path);
+  if (summary_path)
     write_summary (&r, summary_path, input);
-  if (r.frames_out != stdout)
-    fclose (r.frames_out);
 
   gst_bus_remove_watch (bus);
   gst_object_unref (bus);
@@ -461,6 +518,7 @@ main (int argc, char **argv)
   g_main_loop_unref (r.loop);
   g_string_free (r.events, TRUE);
   g_free (r.error);
+  g_free (r.missing);
   g_free (uri);
   return r.status;
 }

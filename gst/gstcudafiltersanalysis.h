@@ -116,7 +116,7 @@ struct _GstCudaFiltersAnalysisClass
       gconstpointer result, guint frames);
   void (*fill_structure) (GstCudaFiltersAnalysis * self, GstStructure * s,
       gconstpointer total, guint frames, const GstCudaFiltersRegion * region);
-    gboolean (*fits) (GstCudaFiltersAnalysis * self, gconstpointer total,
+  gboolean (*fits) (GstCudaFiltersAnalysis * self, gconstpointer total,
       gconstpointer result);
   void (*observe) (GstCudaFiltersAnalysis * self,
       const GstCudaFiltersFrameTimes * times,

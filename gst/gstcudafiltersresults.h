@@ -23,10 +23,12 @@
 #include "gstcudafiltersanalysis.h"
 
 G_BEGIN_DECLS
+
 /* frames whose results may be outstanding at once */
 #define CF_RESULTS_MAX_IN_FLIGHT 16
+
 /* A frame whose result is being computed. */
-    typedef struct
+typedef struct
 {
   guint slot;
   guint generation;

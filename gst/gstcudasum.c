@@ -102,7 +102,7 @@ enum
  * hist_offset (percentiles), the luma's at luma_hist_offset (cuts). */
 typedef struct
 {
-  guint32 has;
+  guint32 has, detect;          /* detect: the frame's detectors */
   guint32 black_threshold;
   gint32 x, y, width, height;
   guint64 samples[CF_HIST_MAX_CHANNELS];
@@ -320,6 +320,7 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   r->hist_offset = hist_sums_offset (self->frame_width, self->frame_height);
   r->luma_hist_offset = r->hist_offset + hist_sums_bytes ();
   r->black_threshold = black_threshold;
+  r->detect = detect;
   r->x = region->x;
   r->y = region->y;
   r->width = region->width;
@@ -342,7 +343,7 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     r->has |= HAS_BLACK;
   if (r->has & (HAS_PROFILES | HAS_CROP))
     key.flags |= CF_SUM_PROFILES;
-  if (r->has & HAS_BLACK)
+  if (r->has & (HAS_BLACK | HAS_CROP))  /* crop: a black frame has none */
     key.flags |= CF_SUM_BLACK;
   if (detect & GST_CUDA_SUM_DETECT_CUT)
     r->has |= HAS_LUMA_HISTOGRAM;
@@ -615,11 +616,11 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
 }
 
 static void
-detect_settings (GstCudaSum * self, CfDetectSettings * settings)
+detect_settings (GstCudaSum * self, guint detect, CfDetectSettings * settings)
 {
   GST_OBJECT_LOCK (self);
   *settings = self->detect_settings;
-  cf_detect_settings_enable (settings, self->detect);
+  cf_detect_settings_enable (settings, detect);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -640,9 +641,7 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
   guint32 counts[N_COUNTS];
   GArray *events;
 
-  if (!(r->has & (HAS_CROP | HAS_BLACK | HAS_CUT)))
-    return;
-  detect_settings (self, &settings);
+  detect_settings (self, r->detect, &settings);
   settings.black_threshold = r->black_threshold;
   in.times = cf_detect_times (times->pts, times->duration,
       times->stream_time, times->running_time);
@@ -652,7 +651,7 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
   in.height = r->height;
   in.has_diff = (r->has & HAS_DIFF) != 0;
   in.abs_diff = stats.abs_diff;
-  in.has_black = (r->has & HAS_BLACK) != 0;
+  in.has_black = (r->has & (HAS_BLACK | HAS_CROP)) != 0;
   in.black = stats.black;
   if (r->has & HAS_LUMA_HISTOGRAM) {
     cf_hist_sums_counts (result_sums (r) + r->luma_hist_offset, counts);
@@ -674,7 +673,8 @@ gst_cuda_sum_observe_end (GstCudaFiltersAnalysis * analysis,
   CfDetectSettings settings;
   GArray *events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));
 
-  detect_settings (self, &settings);
+  /* (a frame is a cut candidate only with cuts on) */
+  detect_settings (self, G_MAXUINT, &settings);
   cf_detect_finish (self->detector, &settings, events);
   cf_detect_event_messages (GST_OBJECT (self), "cudasum-", events, messages);
   g_array_unref (events);
@@ -838,9 +838,8 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
   /**
    * GstCudaSum:detect:
    *
-   * The detectors to run: `crop` (the black-border rectangle), `black` (the
-   * share of black pixels), `cut` (the difference from the previous frame,
-   * and scene cuts).
+   * The detectors to run: `crop` (black borders, stable crop), `black`
+   * (black pixels, segments), `cut` (difference, scene cuts), `freeze`.
    */
   g_object_class_install_property (gobject_class, PROP_DETECT,
       g_param_spec_flags ("detect", "Detect", "Detectors to run",

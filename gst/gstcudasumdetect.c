@@ -349,6 +349,10 @@ push_crop (CfDetect * d, const CfDetectSettings * set,
   CfDetectRect r = round_rect (area, set->crop_round);
   guint64 held;
 
+  /* narrower than the rounding: no rectangle to speak of */
+  if (r.width == 0 || r.height == 0)
+    return;
+
   if (d->has_stable && same_rect (&r, &d->stable)) {
     d->has_pending = FALSE;
     return;
@@ -465,30 +469,40 @@ cf_detect_push (CfDetect * d, const CfDetectSettings * set,
   memset (out, 0, sizeof (*out));
   if (set->cuts || set->freeze)
     push_cut (d, set, in, out, events);
+  if (!set->cuts)
+    d->candidate.valid = FALSE;
 
-  if (set->black && in->has_black) {
-    out->black = pixels > 0 &&
-        (gdouble) in->black >= set->black_ratio * (gdouble) pixels;
+  out->black = in->has_black && pixels > 0 &&
+      (gdouble) in->black >= set->black_ratio * (gdouble) pixels;
+  if (set->black && in->has_black)
     segment_push (&d->black, out->black, d->frame, &in->times, d->frame,
         &in->times, set->black_min_duration, CF_DETECT_BLACK_START, events);
-  }
+  else                          /* turned off: what was open ends here */
+    segment_end (&d->black, CF_DETECT_BLACK_END, d->frame, &in->times, events);
 
   /* a still run starts at the frame its first still frame repeats (a
    * frame with a difference has one before it) */
   if (set->freeze) {
-    out->frozen = in->has_diff && out->frame_diff <= set->freeze_noise;
+    out->frozen = in->has_diff && pixels > 0 &&
+        out->frame_diff <= set->freeze_noise;
     segment_push (&d->freeze, out->frozen, d->frame, &in->times,
         d->frame - (out->frozen && d->frame > 0 ? 1 : 0), &previous,
         set->freeze_min_duration, CF_DETECT_FREEZE_START, events);
+  } else {
+    segment_end (&d->freeze, CF_DETECT_FREEZE_END, d->frame, &in->times,
+        events);
   }
 
-  if (set->crop && in->rows
+  /* a black frame says nothing of the bars, even with a logo on it */
+  if (set->crop && in->rows && !out->black
       && cf_detect_picture_area (in->rows, in->width, in->height,
           set->black_threshold, &out->picture_area)) {
     out->picture_area.x += in->x;
     out->picture_area.y += in->y;
     out->has_crop = TRUE;
     push_crop (d, set, &out->picture_area, &in->times, events);
+  } else if (!set->crop) {
+    d->has_pending = FALSE;
   }
   out->has_stable_crop = d->has_stable;
   out->stable_crop = d->stable;

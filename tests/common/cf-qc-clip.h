@@ -15,7 +15,9 @@
 #include <glib.h>
 #include <gst/video/video.h>
 
-G_BEGIN_DECLS typedef struct
+G_BEGIN_DECLS
+
+typedef struct
 {
   guint frames;
   /* scene number (a new canvas each); a negative scene is black */
