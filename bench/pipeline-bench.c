@@ -40,11 +40,14 @@
  * A chain whose element is missing is reported as skipped, and the others
  * still run.  --csv appends one row per chain and input that ran, with the
  * header `gpu,pipeline,input,format,width,height,frames,fps,
- * latency_ms_median,latency_ms_p99,pcie_bound_fps` written when the file is
- * created. */
+ * latency_ms_median,latency_ms_p99,pcie_bound_fps,cpu_us_per_frame,cores`
+ * written when the file is created.  The CPU figures are the process's
+ * (every thread, user and system) over the timed pass: per frame, and over
+ * its wall time, the cores kept busy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
@@ -87,6 +90,9 @@ typedef struct
   gchar *note;                  /* ran: anything worth knowing */
   gint frames;                  /* timed */
   double fps;
+  /* the process's CPU time over the timed pass, per frame, and over its
+   * wall time (the cores it kept busy) */
+  double cpu_us_per_frame, cores;
   gint lat_samples;
   double lat_median_ms, lat_p99_ms;
 } RunResult;
@@ -367,6 +373,17 @@ element_cuda_context (GstElement * element)
   return context;
 }
 
+/* The process's CPU time so far (user and system, every thread), in us */
+static gint64
+cpu_time_us (void)
+{
+  struct rusage u;
+
+  getrusage (RUSAGE_SELF, &u);
+  return (gint64) (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000 +
+      u.ru_utime.tv_usec + u.ru_stime.tv_usec;
+}
+
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -398,7 +415,7 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
   Arrivals a = { 0, };
   GstBus *bus;
   GstMessage *msg;
-  gint64 *pushed, t0, budget;
+  gint64 *pushed, t0, budget, cpu0 = 0, cpu1;
   double *lat;
   gint i, n = 0, n_lat = 0, n_timed = 0;
 
@@ -574,6 +591,7 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
     r.lat_p99_ms = lat[MAX ((gint) (0.99 * n_lat + 0.999999) - 1, 0)];
   }
   t0 = g_get_monotonic_time ();
+  cpu0 = cpu_time_us ();
   for (i = 0; i < lim->n_frames; i++) {
     if (budget && g_get_monotonic_time () - t0 + (n - arrived (&a)) *
         r.lat_median_ms * 1e3 > budget)
@@ -588,11 +606,16 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  cpu1 = cpu_time_us ();
   if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS && !a.error &&
       a.seen == n && n_timed > 0) {
     r.status = RUN_OK;
     r.frames = n_timed;
     r.fps = n_timed / ((arrival_time (&a, n - 1) - t0) * 1e-6);
+    /* (to EOS: a little past the last arrival; the benchmark's own
+     * pushes count too) */
+    r.cpu_us_per_frame = (double) (cpu1 - cpu0) / n_timed;
+    r.cores = (double) (cpu1 - cpu0) / (arrival_time (&a, n - 1) - t0);
   } else {
     r.why = g_strdup_printf ("the run did not end in EOS with every frame "
         "(%d of %d arrived)%s%s", a.seen, n, a.error ? ": " : "",
@@ -803,8 +826,9 @@ main (int argc, char **argv)
         down_pinned / 1e9, out_bytes);
   g_print ("appsrc (%s %dx%d) ! CHAIN ! fakesink; latency: one frame in "
       "flight\n", format, width, height);
-  g_print ("%-10s %7s %9s %9s %9s %9s %10s %6s\n", "  input", "frames", "fps",
-      "ms/frame", "lat med", "lat p99", "PCIe bound", "of it");
+  g_print ("%-10s %7s %9s %9s %9s %9s %9s %6s %10s %6s\n", "  input",
+      "frames", "fps", "ms/frame", "lat med", "lat p99", "CPU us/f", "cores",
+      "PCIe bound", "of it");
   for (c = 0; c < n_chains; c++) {
     g_print ("%s\n", chains[c]);
     for (k = 0; k < N_INPUTS; k++) {
@@ -821,6 +845,7 @@ main (int argc, char **argv)
             g_print (" %9.3f %9.3f", r->lat_median_ms, r->lat_p99_ms);
           else
             g_print (" %9s %9s", "-", "-");
+          g_print (" %9.1f %6.2f", r->cpu_us_per_frame, r->cores);
           if (b > 0)
             g_print (" %10.1f %5.0f%%", b, 100.0 * r->fps / b);
           g_print ("%s%s\n", r->note ? "  note: " : "", r->note ? r->note : "");
@@ -844,7 +869,8 @@ main (int argc, char **argv)
       fseek (f, 0, SEEK_END);
       if (ftell (f) == 0)
         fprintf (f, "gpu,pipeline,input,format,width,height,frames,fps,"
-            "latency_ms_median,latency_ms_p99,pcie_bound_fps\n");
+            "latency_ms_median,latency_ms_p99,pcie_bound_fps,"
+            "cpu_us_per_frame,cores\n");
       for (c = 0; c < n_chains; c++)
         for (k = 0; k < N_INPUTS; k++) {
           RunResult *r = &results[c][k];
@@ -863,7 +889,7 @@ main (int argc, char **argv)
             fputs (",,", f);
           if (b > 0)
             fprintf (f, "%.2f", b);
-          fputc ('\n', f);
+          fprintf (f, ",%.2f,%.3f\n", r->cpu_us_per_frame, r->cores);
         }
       fclose (f);
     }
