@@ -553,43 +553,128 @@ gst_cuda_sum_detect_get_type (void)
   return type;
 }
 
-/* (the defaults of ffmpeg's blackdetect and freezedetect where they have
- * one: docs/design/detect.md) */
-#define DEFAULT_CUT_THRESHOLD 10.0
-#define DEFAULT_CUT_HIST_THRESHOLD 0.05
-#define DEFAULT_BLACK_RATIO 0.98
-#define DEFAULT_BLACK_MIN_DURATION (2 * GST_SECOND)
-#define DEFAULT_FREEZE_NOISE 0.25
-#define DEFAULT_FREEZE_MIN_DURATION (2 * GST_SECOND)
-#define DEFAULT_CROP_ROUND 2
-#define DEFAULT_CROP_HOLD GST_SECOND
-
-enum
+/* The settings' properties: their ids are cudasum's first_id + the
+ * index.  The defaults are those of ffmpeg's blackdetect and freezedetect
+ * where they have one (docs/design/detect.md). */
+typedef struct
 {
-  PROP_CUT_THRESHOLD,
-  PROP_CUT_HIST_THRESHOLD,
-  PROP_BLACK_RATIO,
-  PROP_BLACK_MIN_DURATION,
-  PROP_FREEZE_NOISE,
-  PROP_FREEZE_MIN_DURATION,
-  PROP_CROP_ROUND,
-  PROP_CROP_HOLD,
+  const gchar *name, *nick, *blurb;
+  GType type;                   /* G_TYPE_DOUBLE, G_TYPE_UINT64, G_TYPE_UINT */
+  gsize offset;                 /* in CfDetectSettings */
+  gdouble min, max, def;
+} DetectProperty;
+
+static const DetectProperty detect_properties[] = {
+/**
+ * GstCudaSum:cut-threshold:
+ *
+ * A frame is a scene cut when its mean absolute luma difference from the
+ * previous frame stands this far above the differences around it (the
+ * cut score: above the mean of the last five frames' since the last cut,
+ * the previous frame's and the next frame's), and its luma histogram
+ * changed by #GstCudaSum:cut-hist-threshold or more.  Motion, zooms and
+ * fades change every frame about as much as the one before, so they do
+ * not stand out.  The decision waits for the next frame.
+ */
+  {"cut-threshold", "Cut threshold",
+        "Luma levels by which a frame's difference from the previous one "
+        "must stand above those around it to be a scene cut",
+      G_TYPE_DOUBLE, G_STRUCT_OFFSET (CfDetectSettings, cut_threshold), 0,
+        255, 10.0},
+/**
+ * GstCudaSum:cut-hist-threshold:
+ *
+ * The smallest change of the luma histogram of a scene cut: half the
+ * sum over the 256 bins of the absolute difference of the counts, over
+ * the pixels (0: the same histogram, 1: none in common).  A jolt of the
+ * camera changes the picture for a frame but hardly its histogram.
+ */
+  {"cut-hist-threshold", "Cut histogram threshold",
+        "Smallest change of the luma histogram (0 to 1) of a scene cut",
+      G_TYPE_DOUBLE, G_STRUCT_OFFSET (CfDetectSettings, cut_hist_threshold),
+        0, 1, 0.05},
+/**
+ * GstCudaSum:black-ratio:
+ *
+ * The share of a frame's pixels at or under #GstCudaSum:black-threshold
+ * that makes it black, for black segments (ffmpeg blackdetect's
+ * picture_black_ratio_th).
+ */
+  {"black-ratio", "Black ratio",
+        "Share of black pixels of a black frame",
+      G_TYPE_DOUBLE, G_STRUCT_OFFSET (CfDetectSettings, black_ratio), 0, 1,
+        0.98},
+/**
+ * GstCudaSum:black-min-duration:
+ *
+ * How long black frames must last to make a black segment, in
+ * nanoseconds.
+ */
+  {"black-min-duration", "Black minimum duration",
+        "Shortest black segment reported (ns)",
+      G_TYPE_UINT64, G_STRUCT_OFFSET (CfDetectSettings, black_min_duration),
+        0, G_MAXUINT64, 2 * GST_SECOND},
+/**
+ * GstCudaSum:freeze-noise:
+ *
+ * The largest mean absolute luma difference from the previous frame of a
+ * frame that repeats it, in luma levels (the default is ffmpeg
+ * freezedetect's -60 dB of 255).
+ */
+  {"freeze-noise", "Freeze noise",
+        "Largest mean absolute luma difference of a repeated frame",
+      G_TYPE_DOUBLE, G_STRUCT_OFFSET (CfDetectSettings, freeze_noise), 0, 255,
+        0.25},
+/**
+ * GstCudaSum:freeze-min-duration:
+ *
+ * How long the picture must stay still to make a freeze segment, in
+ * nanoseconds.
+ */
+  {"freeze-min-duration", "Freeze minimum duration",
+        "Shortest freeze segment reported (ns)",
+      G_TYPE_UINT64, G_STRUCT_OFFSET (CfDetectSettings, freeze_min_duration),
+        0, G_MAXUINT64, 2 * GST_SECOND},
+/**
+ * GstCudaSum:crop-round:
+ *
+ * The stable crop's width and height are multiples of this, the
+ * rectangle shrunk about its centre (ffmpeg cropdetect's round).
+ */
+  {"crop-round", "Crop round",
+        "Width and height of the stable crop a multiple of this",
+      G_TYPE_UINT, G_STRUCT_OFFSET (CfDetectSettings, crop_round), 1, 1024, 2},
+/**
+ * GstCudaSum:crop-hold:
+ *
+ * How long a new picture area must hold before the stable crop becomes
+ * it, in nanoseconds.
+ */
+  {"crop-hold", "Crop hold",
+        "How long a new picture area must last to become the stable crop "
+        "(ns)",
+      G_TYPE_UINT64, G_STRUCT_OFFSET (CfDetectSettings, crop_hold), 0,
+        G_MAXUINT64, GST_SECOND},
 };
 
-G_STATIC_ASSERT (PROP_CROP_HOLD + 1 == CF_DETECT_N_PROPERTIES);
+G_STATIC_ASSERT (G_N_ELEMENTS (detect_properties) == CF_DETECT_N_PROPERTIES);
 
 void
 cf_detect_settings_init (CfDetectSettings * s)
 {
+  guint i;
+
   memset (s, 0, sizeof (*s));
-  s->cut_threshold = DEFAULT_CUT_THRESHOLD;
-  s->cut_hist_threshold = DEFAULT_CUT_HIST_THRESHOLD;
-  s->black_ratio = DEFAULT_BLACK_RATIO;
-  s->black_min_duration = DEFAULT_BLACK_MIN_DURATION;
-  s->freeze_noise = DEFAULT_FREEZE_NOISE;
-  s->freeze_min_duration = DEFAULT_FREEZE_MIN_DURATION;
-  s->crop_round = DEFAULT_CROP_ROUND;
-  s->crop_hold = DEFAULT_CROP_HOLD;
+  for (i = 0; i < CF_DETECT_N_PROPERTIES; i++) {
+    const DetectProperty *p = &detect_properties[i];
+
+    if (p->type == G_TYPE_DOUBLE)
+      G_STRUCT_MEMBER (gdouble, s, p->offset) = p->def;
+    else if (p->type == G_TYPE_UINT64)
+      G_STRUCT_MEMBER (guint64, s, p->offset) = (guint64) p->def;
+    else
+      G_STRUCT_MEMBER (guint, s, p->offset) = (guint) p->def;
+  }
 }
 
 /* which detectors run, from cudasum's `detect` flags */
@@ -607,170 +692,50 @@ cf_detect_install_properties (GObjectClass * klass, guint first_id)
 {
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+  guint i;
 
-  /**
-   * GstCudaSum:cut-threshold:
-   *
-   * A frame is a scene cut when its mean absolute luma difference from the
-   * previous frame stands this far above the differences around it (the
-   * cut score: above the mean of the last five frames' since the last cut,
-   * the previous frame's and the next frame's), and its luma histogram
-   * changed by #GstCudaSum:cut-hist-threshold or more.  Motion, zooms and
-   * fades change every frame about as much as the one before, so they do
-   * not stand out.  The decision waits for the next frame.
-   */
-  g_object_class_install_property (klass, first_id + PROP_CUT_THRESHOLD,
-      g_param_spec_double ("cut-threshold", "Cut threshold",
-          "Luma levels by which a frame's difference from the previous one "
-          "must stand above those around it to be a scene cut", 0.0, 255.0,
-          DEFAULT_CUT_THRESHOLD, flags));
+  for (i = 0; i < CF_DETECT_N_PROPERTIES; i++) {
+    const DetectProperty *p = &detect_properties[i];
+    GParamSpec *spec;
 
-  /**
-   * GstCudaSum:cut-hist-threshold:
-   *
-   * The smallest change of the luma histogram of a scene cut: half the
-   * sum over the 256 bins of the absolute difference of the counts, over
-   * the pixels (0: the same histogram, 1: none in common).  A jolt of the
-   * camera changes the picture for a frame but hardly its histogram.
-   */
-  g_object_class_install_property (klass, first_id + PROP_CUT_HIST_THRESHOLD,
-      g_param_spec_double ("cut-hist-threshold", "Cut histogram threshold",
-          "Smallest change of the luma histogram (0 to 1) of a scene cut",
-          0.0, 1.0, DEFAULT_CUT_HIST_THRESHOLD, flags));
-
-  /**
-   * GstCudaSum:black-ratio:
-   *
-   * The share of a frame's pixels at or under #GstCudaSum:black-threshold
-   * that makes it black, for black segments (ffmpeg blackdetect's
-   * picture_black_ratio_th).
-   */
-  g_object_class_install_property (klass, first_id + PROP_BLACK_RATIO,
-      g_param_spec_double ("black-ratio", "Black ratio",
-          "Share of black pixels of a black frame", 0.0, 1.0,
-          DEFAULT_BLACK_RATIO, flags));
-
-  /**
-   * GstCudaSum:black-min-duration:
-   *
-   * How long black frames must last to make a black segment, in
-   * nanoseconds.
-   */
-  g_object_class_install_property (klass, first_id + PROP_BLACK_MIN_DURATION,
-      g_param_spec_uint64 ("black-min-duration", "Black minimum duration",
-          "Shortest black segment reported (ns)", 0, G_MAXUINT64,
-          DEFAULT_BLACK_MIN_DURATION, flags));
-
-  /**
-   * GstCudaSum:freeze-noise:
-   *
-   * The largest mean absolute luma difference from the previous frame of a
-   * frame that repeats it, in luma levels (the default is ffmpeg
-   * freezedetect's -60 dB of 255).
-   */
-  g_object_class_install_property (klass, first_id + PROP_FREEZE_NOISE,
-      g_param_spec_double ("freeze-noise", "Freeze noise",
-          "Largest mean absolute luma difference of a repeated frame", 0.0,
-          255.0, DEFAULT_FREEZE_NOISE, flags));
-
-  /**
-   * GstCudaSum:freeze-min-duration:
-   *
-   * How long the picture must stay still to make a freeze segment, in
-   * nanoseconds.
-   */
-  g_object_class_install_property (klass, first_id + PROP_FREEZE_MIN_DURATION,
-      g_param_spec_uint64 ("freeze-min-duration", "Freeze minimum duration",
-          "Shortest freeze segment reported (ns)", 0, G_MAXUINT64,
-          DEFAULT_FREEZE_MIN_DURATION, flags));
-
-  /**
-   * GstCudaSum:crop-round:
-   *
-   * The stable crop's width and height are multiples of this, the
-   * rectangle shrunk about its centre (ffmpeg cropdetect's round).
-   */
-  g_object_class_install_property (klass, first_id + PROP_CROP_ROUND,
-      g_param_spec_uint ("crop-round", "Crop round",
-          "Width and height of the stable crop a multiple of this", 1, 1024,
-          DEFAULT_CROP_ROUND, flags));
-
-  /**
-   * GstCudaSum:crop-hold:
-   *
-   * How long a new picture area must hold before the stable crop becomes
-   * it, in nanoseconds.
-   */
-  g_object_class_install_property (klass, first_id + PROP_CROP_HOLD,
-      g_param_spec_uint64 ("crop-hold", "Crop hold",
-          "How long a new picture area must last to become the stable crop "
-          "(ns)", 0, G_MAXUINT64, DEFAULT_CROP_HOLD, flags));
+    if (p->type == G_TYPE_DOUBLE)
+      spec = g_param_spec_double (p->name, p->nick, p->blurb, p->min,
+          p->max, p->def, flags);
+    else if (p->type == G_TYPE_UINT64)
+      spec = g_param_spec_uint64 (p->name, p->nick, p->blurb,
+          (guint64) p->min, p->max == G_MAXUINT64 ? G_MAXUINT64 :
+          (guint64) p->max, (guint64) p->def, flags);
+    else
+      spec = g_param_spec_uint (p->name, p->nick, p->blurb, (guint) p->min,
+          (guint) p->max, (guint) p->def, flags);
+    g_object_class_install_property (klass, first_id + i, spec);
+  }
 }
 
 void
 cf_detect_set_property (CfDetectSettings * s, guint id, const GValue * value)
 {
-  switch (id) {
-    case PROP_CUT_THRESHOLD:
-      s->cut_threshold = g_value_get_double (value);
-      break;
-    case PROP_CUT_HIST_THRESHOLD:
-      s->cut_hist_threshold = g_value_get_double (value);
-      break;
-    case PROP_BLACK_RATIO:
-      s->black_ratio = g_value_get_double (value);
-      break;
-    case PROP_BLACK_MIN_DURATION:
-      s->black_min_duration = g_value_get_uint64 (value);
-      break;
-    case PROP_FREEZE_NOISE:
-      s->freeze_noise = g_value_get_double (value);
-      break;
-    case PROP_FREEZE_MIN_DURATION:
-      s->freeze_min_duration = g_value_get_uint64 (value);
-      break;
-    case PROP_CROP_ROUND:
-      s->crop_round = g_value_get_uint (value);
-      break;
-    case PROP_CROP_HOLD:
-      s->crop_hold = g_value_get_uint64 (value);
-      break;
-    default:
-      break;
-  }
+  const DetectProperty *p = &detect_properties[id];
+
+  if (p->type == G_TYPE_DOUBLE)
+    G_STRUCT_MEMBER (gdouble, s, p->offset) = g_value_get_double (value);
+  else if (p->type == G_TYPE_UINT64)
+    G_STRUCT_MEMBER (guint64, s, p->offset) = g_value_get_uint64 (value);
+  else
+    G_STRUCT_MEMBER (guint, s, p->offset) = g_value_get_uint (value);
 }
 
 void
 cf_detect_get_property (const CfDetectSettings * s, guint id, GValue * value)
 {
-  switch (id) {
-    case PROP_CUT_THRESHOLD:
-      g_value_set_double (value, s->cut_threshold);
-      break;
-    case PROP_CUT_HIST_THRESHOLD:
-      g_value_set_double (value, s->cut_hist_threshold);
-      break;
-    case PROP_BLACK_RATIO:
-      g_value_set_double (value, s->black_ratio);
-      break;
-    case PROP_BLACK_MIN_DURATION:
-      g_value_set_uint64 (value, s->black_min_duration);
-      break;
-    case PROP_FREEZE_NOISE:
-      g_value_set_double (value, s->freeze_noise);
-      break;
-    case PROP_FREEZE_MIN_DURATION:
-      g_value_set_uint64 (value, s->freeze_min_duration);
-      break;
-    case PROP_CROP_ROUND:
-      g_value_set_uint (value, s->crop_round);
-      break;
-    case PROP_CROP_HOLD:
-      g_value_set_uint64 (value, s->crop_hold);
-      break;
-    default:
-      break;
-  }
+  const DetectProperty *p = &detect_properties[id];
+
+  if (p->type == G_TYPE_DOUBLE)
+    g_value_set_double (value, G_STRUCT_MEMBER (gdouble, s, p->offset));
+  else if (p->type == G_TYPE_UINT64)
+    g_value_set_uint64 (value, G_STRUCT_MEMBER (guint64, s, p->offset));
+  else
+    g_value_set_uint (value, G_STRUCT_MEMBER (guint, s, p->offset));
 }
 
 static void
