@@ -149,8 +149,9 @@ struct _GstCudaSum
   guint black_threshold;
   CfDetectSettings detect_settings;
 
-  /* the detectors over time: the results' worker, with their lock */
+  /* the detectors, and a frame's events: the results' worker's */
   CfDetect *detector;
+  GArray *events;
 
   /* streaming thread */
   gint frame_width, frame_height;
@@ -639,7 +640,6 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
   CfSumStats stats;
   const guint32 *rows = cf_sum_sums_read (result_sums (r), &stats);
   guint32 counts[N_COUNTS];
-  GArray *events;
 
   detect_settings (self, r->detect, &settings);
   settings.black_threshold = r->black_threshold;
@@ -659,10 +659,9 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
   }
   in.rows = (r->has & HAS_CROP) ? rows : NULL;
 
-  events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));
-  cf_detect_push (self->detector, &settings, &in, &r->seen, events);
-  cf_detect_event_messages (GST_OBJECT (self), "cudasum-", events, messages);
-  g_array_unref (events);
+  g_array_set_size (self->events, 0);
+  cf_detect_push (self->detector, &settings, &in, &r->seen, self->events);
+  cf_detect_event_messages (GST_OBJECT (self), self->events, messages);
 }
 
 static void
@@ -671,13 +670,12 @@ gst_cuda_sum_observe_end (GstCudaFiltersAnalysis * analysis,
 {
   GstCudaSum *self = GST_CUDA_SUM (analysis);
   CfDetectSettings settings;
-  GArray *events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));
 
   /* (a frame is a cut candidate only with cuts on) */
   detect_settings (self, G_MAXUINT, &settings);
-  cf_detect_finish (self->detector, &settings, events);
-  cf_detect_event_messages (GST_OBJECT (self), "cudasum-", events, messages);
-  g_array_unref (events);
+  g_array_set_size (self->events, 0);
+  cf_detect_finish (self->detector, &settings, self->events);
+  cf_detect_event_messages (GST_OBJECT (self), self->events, messages);
 }
 
 static void
@@ -793,6 +791,7 @@ gst_cuda_sum_finalize (GObject * object)
   GstCudaSum *self = GST_CUDA_SUM (object);
 
   cf_detect_free (self->detector);
+  g_array_unref (self->events);
   G_OBJECT_CLASS (gst_cuda_sum_parent_class)->finalize (object);
 }
 
@@ -896,4 +895,5 @@ gst_cuda_sum_init (GstCudaSum * self)
   self->black_threshold = DEFAULT_BLACK_THRESHOLD;
   cf_detect_settings_init (&self->detect_settings);
   self->detector = cf_detect_new ();
+  self->events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));
 }

@@ -130,7 +130,7 @@ gdouble cf_detect_hist_diff (const guint32 * a, const guint32 * b,
 
 const gchar *cf_detect_event_name (CfDetectEventType type);
 
-/* ---- cudasum's side ---- */
+/* ---- cudasum's side (gstcudasumevents.c) ---- */
 
 /**
  * GstCudaSumDetect:
@@ -168,8 +168,8 @@ void cf_detect_get_property (const CfDetectSettings * settings, guint id,
 
 GstMessage *cf_detect_event_message (GstObject * src, const gchar * prefix,
     const CfDetectEvent * e);
-void cf_detect_event_messages (GstObject * src, const gchar * prefix,
-    GArray * events, GPtrArray * messages);
+void cf_detect_event_messages (GstObject * src, GArray * events,
+    GPtrArray * messages);
 
 G_END_DECLS
 #endif /* __GST_CUDA_SUM_DETECT_H__ */
