@@ -98,8 +98,8 @@ enum
  * fills, then from DEVICE_OFFSET on the sums the kernels added up in
  * device memory, copied there by the base class: cf_sum_planes_add's
  * (the statistics, then with profiles or crop the row sums and column
- * sums of the region's luma), and cf_hist_planes_add's: the channels' at
- * hist_offset (percentiles), the luma's at luma_hist_offset (cuts). */
+ * sums of the region's luma, and at luma_hist_offset its counts, for the
+ * cuts), and cf_hist_planes_add's at hist_offset (percentiles). */
 typedef struct
 {
   guint32 has, detect;          /* detect: the frame's detectors */
@@ -185,7 +185,8 @@ scratch_bytes (gint width, gint height)
 
 /* The device sums of a frame of up to width x height: cf_sum_planes_add's,
  * then cf_hist_planes_add's at hist_sums_offset (for the percentiles), and
- * another's at + hist_sums_bytes (the luma's, for the scene cuts). */
+ * at + hist_sums_bytes the luma's counts (CF_SUM_HIST, for the scene
+ * cuts). */
 static gsize
 hist_sums_offset (gint width, gint height)
 {
@@ -201,7 +202,8 @@ hist_sums_bytes (void)
 static gsize
 device_sums_bytes (gint width, gint height)
 {
-  return hist_sums_offset (width, height) + 2 * hist_sums_bytes ();
+  return hist_sums_offset (width, height) + hist_sums_bytes () +
+      sizeof (guint32) * CF_HIST_BINS;
 }
 
 static const guint8 *
@@ -346,8 +348,10 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     key.flags |= CF_SUM_PROFILES;
   if (r->has & (HAS_BLACK | HAS_CROP))  /* crop: a black frame has none */
     key.flags |= CF_SUM_BLACK;
-  if (detect & GST_CUDA_SUM_DETECT_CUT)
+  if (detect & GST_CUDA_SUM_DETECT_CUT) {
     r->has |= HAS_LUMA_HISTOGRAM;
+    key.flags |= CF_SUM_HIST;
+  }
   if (detect & (GST_CUDA_SUM_DETECT_CUT | GST_CUDA_SUM_DETECT_FREEZE)) {
     gboolean same_region = self->previous_valid &&
         self->previous_x == region->x && self->previous_y == region->y &&
@@ -372,13 +376,14 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   key.black_threshold = (int) black_threshold;
   key.previous = scratch;
   key.previous_pitch = previous_pitch (self->frame_width);
+  key.key_counts = (guint32 *) ((guint8 *) sums + r->luma_hist_offset);
 
   /* The histogram first: its ordinary loads leave the end of the frame
    * in L2 for the statistics' pass (which, with luma features, reads
    * with evict-first loads and would leave little of it the other way
    * round), so this order is the quicker one (docs/design/sum.md).  The
-   * statistics' launch zeroes all of the next frame's
-   * sums, the histogram's too (whether or not this frame counts one). */
+   * statistics' launch zeroes all of the next frame's sums, the
+   * histograms' too (whether or not this frame counts them). */
   err = 0;
   if (percentiles)
     err = cf_hist_planes_add (region->planes, (int) region->n_planes,
@@ -387,18 +392,6 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     err = cf_sum_planes_add (region->planes, (int) region->n_planes, &key,
         sums, zero_next, device_sums_bytes (self->frame_width,
             self->frame_height), stream);
-  if (err == 0 && (r->has & HAS_LUMA_HISTOGRAM)) {
-    /* the luma the statistics just kept for the next frame's difference */
-    CfSamplePlane kept = region->planes[0];
-
-    kept.data = scratch;
-    kept.pitch = key.previous_pitch;
-    kept.bytes_per_pixel = 1;
-    memset (kept.channel, 0xff, sizeof (kept.channel));
-    kept.channel[0] = 0;
-    err = cf_hist_planes_add (&kept, 1, (guint8 *) sums + r->luma_hist_offset,
-        NULL, stream);
-  }
   if (err != 0)
     self->previous_valid = FALSE;
   return err;
@@ -639,7 +632,6 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
   CfDetectInput in = { 0 };
   CfSumStats stats;
   const guint32 *rows = cf_sum_sums_read (result_sums (r), &stats);
-  guint32 counts[N_COUNTS];
 
   detect_settings (self, r->detect, &settings);
   settings.black_threshold = r->black_threshold;
@@ -653,10 +645,8 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
   in.abs_diff = stats.abs_diff;
   in.has_black = (r->has & (HAS_BLACK | HAS_CROP)) != 0;
   in.black = stats.black;
-  if (r->has & HAS_LUMA_HISTOGRAM) {
-    cf_hist_sums_counts (result_sums (r) + r->luma_hist_offset, counts);
-    in.luma_counts = counts;
-  }
+  if (r->has & HAS_LUMA_HISTOGRAM)
+    in.luma_counts = (const guint32 *) (result_sums (r) + r->luma_hist_offset);
   in.rows = (r->has & HAS_CROP) ? rows : NULL;
 
   g_array_set_size (self->events, 0);

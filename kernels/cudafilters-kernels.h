@@ -218,6 +218,7 @@ typedef enum
   CF_SUM_BLACK = 1 << 1,        /* black: keys at or under black_threshold */
   CF_SUM_DIFF = 1 << 2,         /* abs_diff: sum of |key - previous key| */
   CF_SUM_KEEP = 1 << 3,         /* store the keys in `previous` */
+  CF_SUM_HIST = 1 << 4,         /* the keys' counts, added to key_counts */
 } CfSumFlags;
 
 typedef struct
@@ -230,6 +231,11 @@ typedef struct
    * overwritten (KEEP) */
   uint8_t *previous;
   size_t previous_pitch;
+  /* with CF_SUM_HIST: CF_HIST_BINS words, 4-byte aligned, to which the
+   * launch adds the count of each key value of plane 0 (device memory;
+   * host memory for the reference).  Nothing zeroes them but the caller
+   * (or, inside cf_sum_planes_add's zero_next, a launch before). */
+  uint32_t *key_counts;
 } CfSumKey;
 
 /* What cf_sum_planes() writes.  min and max are 255 and 0 for a channel
@@ -254,7 +260,8 @@ size_t cf_sum_workspace_bytes (int max_width, int max_height);
  * samples, of their squares, their min and max, and what key->flags ask
  * for: with CF_SUM_PROFILES row_sums[y] (planes[0].height words) and
  * column_sums[x] (planes[0].width words) are the sums of the keys of each
- * row and column of plane 0.  stats, row_sums and column_sums may be host
+ * row and column of plane 0; with CF_SUM_HIST the keys' counts are added
+ * to key->key_counts.  stats, row_sums and column_sums may be host
  * memory the device can write (pinned, mapped).  planes[0] must have 1, 3
  * or 4 bytes per pixel when flags are set.  Planes of 2^31 - 64 rows or
  * more are refused. */

@@ -37,7 +37,7 @@ bench_profiles_seed (int w, int h, ProfileRung rung)
 
   CfSamplePlane hp[CF_HIST_MAX_PLANES];
   int np = sample_planes (kGRAY8, in.host.data (), in.pitch, w, h, hp);
-  CfSumKey key = { CF_SUM_PROFILES, {65536, 0, 0, 0}, 24, nullptr, 0 };
+  CfSumKey key = { CF_SUM_PROFILES, {65536, 0, 0, 0}, 24, nullptr, 0, nullptr };
   CfSumStats stats;
   std::vector < uint32_t > rows_want (h), cols_want (w);
   cf_ref_sum_planes (hp, np, &key, &stats, rows_want.data (),

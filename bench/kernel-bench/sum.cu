@@ -40,7 +40,8 @@ sum_stats_equal (const char *what, const CfSumStats & got,
   return ok;
 }
 
-/* A sum row's op: "sum", "sum all", or the flags joined, "sum+profiles" */
+/* A sum row's op: "sum", "sum all", "sum all+hist", or the flags joined,
+ * "sum+profiles" */
 static std::string
 sum_op (unsigned flags)
 {
@@ -48,9 +49,11 @@ sum_op (unsigned flags)
       CF_SUM_KEEP;
   if (flags == all)
     return "sum all";
-  const char *names[] = { "profiles", "black", "diff", "keep" };
+  if (flags == (all | CF_SUM_HIST))
+    return "sum all+hist";
+  const char *names[] = { "profiles", "black", "diff", "keep", "hist" };
   std::string op = "sum";
-  for (int b = 0; b < 4; b++)
+  for (int b = 0; b < 5; b++)
     if (flags & (1u << b))
       op += std::string ("+") + names[b];
   return op;
@@ -154,8 +157,14 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
   /* cf_sum_planes_add's sums: launch n adds into buffer n % 3 and zeroes
    * buffer (n + 1) % 3, as cudasum does (with 4 buffers, each copied to
    * the host on a stream of its own, which is not timed here); the first
-   * zeroed, the others poisoned until a launch zeroes them */
-  const size_t sums_bytes = (cf_sum_workspace_bytes (w, h) + 255) / 256 * 256;
+   * zeroed, the others poisoned until a launch zeroes them.  With
+   * CF_SUM_HIST the key counts follow the sums in each buffer, as in
+   * cudasum; cf_sum_planes's are counts of their own. */
+  const bool key_counts = (flags & CF_SUM_HIST) != 0;
+  const size_t counts_at = (cf_sum_workspace_bytes (w, h) + 255) / 256 * 256;
+  const size_t sums_bytes = counts_at +
+      (key_counts ? sizeof (uint32_t) * CF_HIST_BINS : 0);
+  DeviceArray < uint32_t > last_block_counts (CF_HIST_BINS);
   DeviceArray < uint8_t > sums (3 * sums_bytes);
   sums.poison ();
   CHECK (cudaMemset (sums.ptr, 0, sums_bytes));
@@ -176,13 +185,22 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
         hist_bytes, hist_sums.ptr + ((n + 1) % 3) * hist_bytes, nullptr);
   };
   int add_launches = 0;
+  auto counts_of =[&](int n) {
+    return reinterpret_cast < uint32_t * >(sums.ptr + (n % 3) * sums_bytes +
+        counts_at);
+  };
   auto launch_ours =[&](const CfSamplePlane * p, int k, const CfSumKey * kk) {
-    if (impl == SUM_OURS_LAST_BLOCK)
-      return (int) cf_sum_planes (p, k, kk, stats.ptr, row_sums.ptr,
+    CfSumKey with_counts = *kk;
+    if (impl == SUM_OURS_LAST_BLOCK) {
+      with_counts.key_counts = last_block_counts.ptr;
+      return (int) cf_sum_planes (p, k, &with_counts, stats.ptr, row_sums.ptr,
           column_sums.ptr, ws.ptr, nullptr);
+    }
     const int n = add_launches++;
-    return (int) cf_sum_planes_add (p, k, kk, sums.ptr + (n % 3) * sums_bytes,
-        sums.ptr + ((n + 1) % 3) * sums_bytes, sums_bytes, nullptr);
+    with_counts.key_counts = counts_of (n);
+    return (int) cf_sum_planes_add (p, k, &with_counts, sums.ptr + (n % 3) *
+        sums_bytes, sums.ptr + ((n + 1) % 3) * sums_bytes, sums_bytes,
+        nullptr);
   };
   const int n_previous = cold_keys ? n : 1;
   DeviceArray < uint8_t > previous (prev ? n_previous * prev_bytes : 1);
@@ -192,7 +210,9 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
   };
 
   CfGrayWeights gw = cf_gray_weights (CF_GRAY_MATRIX_BT601);
-  CfSumKey key = { flags, {gw.kr, gw.kg, gw.kb, 0}, 24, nullptr, prev_pitch };
+  CfSumKey key = { flags, {gw.kr, gw.kg, gw.kb, 0}, 24, nullptr, prev_pitch,
+    nullptr
+  };
   if (fmt.bpp == 1) {
     /* one byte per pixel: the key is that byte, the weights unused */
     key.weights[0] = 65536;
@@ -248,9 +268,12 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
 
   /* correct first: frame 0 against the CPU reference */
   std::vector < uint32_t > rows_want (h), cols_want (w);
+  std::vector < uint32_t > counts_want (CF_HIST_BINS);
   CfSumKey hkey = key;
   hkey.previous = prev ? prev_want.data () : nullptr;
+  hkey.key_counts = counts_want.data ();
   auto reference =[&] {
+    std::fill (counts_want.begin (), counts_want.end (), 0u);
     cf_ref_sum_planes (hp, np, &hkey, &want, rows_want.data (),
         cols_want.data ());
   };
@@ -263,6 +286,8 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
     stats.poison ();
     row_sums.poison ();
     column_sums.poison ();
+    CHECK (cudaMemset (last_block_counts.ptr, 0, sizeof (uint32_t) *
+            CF_HIST_BINS));
     CHECK (launch_ours (dp, np, &dkey));
     std::vector < uint32_t > rows_got (h), cols_got (w);
     if (impl == SUM_OURS) {
@@ -285,6 +310,14 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
           rows_want.data (), h);
       check_values_equal (what.c_str (), "column_sums", cols_got.data (),
           cols_want.data (), w);
+    }
+    if (key_counts) {
+      std::vector < uint32_t > counts_got (CF_HIST_BINS);
+      CHECK (cudaMemcpy (counts_got.data (), impl == SUM_OURS ?
+              counts_of (add_launches - 1) : last_block_counts.ptr,
+              sizeof (uint32_t) * CF_HIST_BINS, cudaMemcpyDeviceToHost));
+      check_values_equal (what.c_str (), "key counts", counts_got.data (),
+          counts_want.data (), CF_HIST_BINS);
     }
     if (flags & CF_SUM_KEEP) {
       CHECK (cudaMemcpy (prev_got.data (), previous_of (0), prev_bytes,
@@ -417,13 +450,27 @@ add_sum_cases (Cases & cases)
         return bench_sum (k4K.w, k4K.h, kRGBA, false, 0, SUM_OURS,
             "sum+percentiles", false, true);
       });
-  /* cudasum detect=crop+black+cut+freeze: everything, and the luma's
-   * histogram counted from the keys just kept */
-  for (auto fmt:kRowFormats)
+  /* cudasum detect=crop+black+cut+freeze: everything and the luma's
+   * counts in one pass (all+hist, as cudasum runs it), and, to compare,
+   * cudahist's kernel over the keys just kept, after the pass
+   * (all+cut-hist, as it ran before) */
+  for (auto fmt:kRowFormats) {
+    for (auto & s:kSizes)
+      add_case (cases, case_name ("sum", *fmt, s, " all+hist", false),[=] {
+            return bench_sum (s.w, s.h, *fmt, false, all | CF_SUM_HIST,
+                SUM_OURS);
+          });
     add_case (cases, case_name ("sum", *fmt, k4K, " all+cut-hist", false),[=] {
           return bench_sum (k4K.w, k4K.h, *fmt, false, all, SUM_OURS,
               "sum all+cut-hist", false, false, true);
         });
+  }
+  add_case (cases, "sum RGBA 4K hist",[=] {
+        return bench_sum (k4K.w, k4K.h, kRGBA, false, CF_SUM_HIST, SUM_OURS);
+      });
+  add_case (cases, "sum NV12 4K hist",[=] {
+        return bench_sum (k4K.w, k4K.h, kNV12, false, CF_SUM_HIST, SUM_OURS);
+      });
   for (bool cold: {false, true})
     add_case (cases, std::string ("sum RGBA 4K all+percentiles") +
         (cold ? " cold-keys" : ""),[=] {

@@ -16,6 +16,7 @@ namespace {
 constexpr unsigned kProfiles = CF_SUM_PROFILES;
 constexpr unsigned kBlack = CF_SUM_BLACK;
 constexpr unsigned kPrevious = CF_SUM_DIFF;     /* DIFF or KEEP */
+constexpr unsigned kKeyCounts = 8;      /* CF_SUM_HIST */
 
 struct PlaneArgs
 {
@@ -47,6 +48,7 @@ struct LaunchArgs
   uint32_t black_limit;         /* (threshold + 1) << 16, at most 2^24 */
   uint8_t *previous;
   size_t previous_pitch;
+  uint32_t *key_counts;         /* CF_SUM_HIST's, or null */
   int key_width, key_height;    /* of plane 0, for the profiles */
   CfSumStats *out;
   uint32_t *row_out;
@@ -175,6 +177,32 @@ struct BlockShared:SharedTotals
 template < unsigned K > using SharedOf =
     typename std::conditional < (K & kProfiles) != 0, BlockShared,
     SharedTotals >::type;
+
+/* The key's counts of a block (kKeyCounts), in the kernel's dynamic
+ * shared memory: as in cudahist (kernels/hist/hist.cu), each lane counts
+ * into counters of its own bank, so that a warp's adds never conflict,
+ * whatever the picture: the counter of key v for lane l is half v % 2 of
+ * word (v / 2) * 32 + l, 16 bits.  A lane's counters take the keys of
+ * that lane of every warp of the block, kTileRows rows of a chunk a tile,
+ * which they hold for the tiles a block counts at most. */
+constexpr int kKeyCountWords = CF_HIST_BINS / 2 * 32;
+constexpr size_t kKeyCountBytes = sizeof (uint32_t) * kKeyCountWords;
+static_assert ((long long) kMaxTilesPerBlock * kTileRows * kMaxChunkPixels
+    < 65536, "16-bit key counters overflow");
+
+__device__ __forceinline__ uint32_t *
+block_key_counts ()
+{
+  extern __shared__ uint32_t key_count_words[];
+  return key_count_words;
+}
+
+__device__ __forceinline__ void
+count_key (uint32_t key)
+{
+  atomicAdd (&block_key_counts ()[(key >> 1) * 32 + (threadIdx.x & 31)],
+      1u << ((key & 1) * 16));
+}
 
 }                               /* namespace */
 

@@ -71,6 +71,8 @@ cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
             stats->abs_diff += (uint64_t) abs ((int) k - (int) *prev);
           if (flags & CF_SUM_KEEP)
             *prev = (uint8_t) k;
+          if (flags & CF_SUM_HIST)
+            key->key_counts[k]++;
         }
       }
     }

@@ -1,7 +1,7 @@
 /* A lane's chunk of one row: its samples into the accumulators
  * (sum-totals.cuh), and with key features the keys of its pixels, their
- * row and column sums, black count, and difference from (and store of)
- * the previous frame's keys.  sum.cu includes it; see
+ * row and column sums, black count, counts, and difference from (and
+ * store of) the previous frame's keys.  sum.cu includes it; see
  * docs/design/sum.md. */
 #ifndef CUDAFILTERS_SUM_ROW_CUH
 #define CUDAFILTERS_SUM_ROW_CUH
@@ -140,6 +140,10 @@ count_row (const LaunchArgs & args, bool keyed,
     if constexpr ((K & kBlack) != 0) {
       if (present)
         black += (key_sum - args.black_limit) >> 31;
+    }
+    if constexpr ((K & kKeyCounts) != 0) {
+      if (present)
+        count_key (keys[k]);
     }
     if constexpr ((K & kPrevious) != 0) {
       /* the last chunk of a row, a byte at a time */

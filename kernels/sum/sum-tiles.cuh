@@ -40,6 +40,24 @@ flush_columns (uint32_t (&col)[kMaxChunkPixels], int tile_col, int width,
   __syncthreads ();
 }
 
+/* The block's key counts added to the launch's, an atomic per key value
+ * that has any.  Thread v adds up value v's counters, starting each at
+ * its own lane so that a warp's loads take 32 banks. */
+__device__ __forceinline__ void
+flush_key_counts (uint32_t * key_counts)
+{
+  static_assert (kThreads == CF_HIST_BINS, "a thread per key value");
+  const uint32_t *counts = block_key_counts ();
+  const int v = threadIdx.x;
+  __syncthreads ();
+  uint32_t n = 0;
+#pragma unroll 8
+  for (int l = 0; l < 32; l++)
+    n += (counts[(v >> 1) * 32 + ((l + v) & 31)] >> ((v & 1) * 16)) & 0xffffu;
+  if (n)
+    atomicAdd (&key_counts[v], n);
+}
+
 /* A block's walk over a plane's tiles, as (major, minor) coordinates:
  * (tile row, tile column) when it takes every stride-th tile in row-major
  * order, (tile column, tile row) when it takes a run down the columns.
@@ -192,6 +210,13 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
   __shared__ SharedOf < K > sh;
   uint32_t *ws_columns = ws_rows (ws) + ws_max_height;
 
+  if constexpr ((K & kKeyCounts) != 0) {
+    uint32_t *counts = block_key_counts ();
+    for (int i = threadIdx.x; i < kKeyCountWords; i += kThreads)
+      counts[i] = 0;
+    __syncthreads ();
+  }
+
   cf_grid_zero_words (args.zero_next, args.zero_words);
 
   int p = 0;
@@ -201,6 +226,8 @@ sum_kernel (LaunchArgs args, Workspace * __restrict__ ws, int ws_max_height)
           sh);
     p = 1;
   }
+  if constexpr ((K & kKeyCounts) != 0)
+    flush_key_counts (args.key_counts);
   for (; p < args.n_planes; p++)
     count_plain_plane (args, args.plane[p], ws, ws_columns, sh);
 

@@ -1,7 +1,7 @@
 /* Per-channel sums, squares, min and max, and the key's row and column
- * profiles, black count and frame difference, in one pass over the frame:
- * the reduction pattern.  The C API and dispatch; the kernels are in the
- * .cuh files included below.
+ * profiles, black count, counts and frame difference, in one pass over
+ * the frame: the reduction pattern.  The C API and dispatch; the kernels
+ * are in the .cuh files included below.
  *
  * The frame's planes are cut into tiles one warp wide (32 chunks of 16
  * bytes, or 48 for 3-byte pixels, one chunk per lane) and kTileRows rows
@@ -108,8 +108,9 @@ kernel_for_key (int key_bpp)
       sum_kernel < K, 3 > : sum_kernel < K, 4 >;
 }
 
-/* The kernel for key features k (bits: profiles, black, previous) and a
- * key plane of key_bpp bytes per pixel (1, 3 or 4; any where k is 0). */
+/* The kernel for key features k (bits: profiles, black, previous, key
+ * counts) and a key plane of key_bpp bytes per pixel (1, 3 or 4; any
+ * where k is 0). */
 SumKernel
 kernel_for (unsigned k, int key_bpp)
 {
@@ -128,9 +129,32 @@ kernel_for (unsigned k, int key_bpp)
       return kernel_for_key < 5 > (key_bpp);
     case 6:
       return kernel_for_key < 6 > (key_bpp);
-    default:
+    case 7:
       return kernel_for_key < 7 > (key_bpp);
+    case 8:
+      return kernel_for_key < 8 > (key_bpp);
+    case 9:
+      return kernel_for_key < 9 > (key_bpp);
+    case 10:
+      return kernel_for_key < 10 > (key_bpp);
+    case 11:
+      return kernel_for_key < 11 > (key_bpp);
+    case 12:
+      return kernel_for_key < 12 > (key_bpp);
+    case 13:
+      return kernel_for_key < 13 > (key_bpp);
+    case 14:
+      return kernel_for_key < 14 > (key_bpp);
+    default:
+      return kernel_for_key < 15 > (key_bpp);
   }
+}
+
+/* the dynamic shared memory of kernel k: the key counts' */
+size_t
+shared_bytes (unsigned k)
+{
+  return (k & kKeyCounts) ? kKeyCountBytes : 0;
 }
 
 /* Blocks resident on the whole device (launch-settings.cuh). */
@@ -143,7 +167,8 @@ resident_blocks (unsigned k, int key_bpp, int *blocks)
 
   if ((err = cf::current_device_info (&dev)) != cudaSuccess
       || (err = cf::resident_blocks_per_sm ((const void *) kernel_for (k,
-                  key_bpp), kThreads, 0, &per_sm)) != cudaSuccess)
+                  key_bpp), kThreads, shared_bytes (k), &per_sm))
+      != cudaSuccess)
     return err;
   *blocks = dev->sm_count * (per_sm > 0 ? per_sm : 1);
   return cudaSuccess;
@@ -186,7 +211,7 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
       || (zero_bytes && zero_at < ws_at + ws_bytes
           && ws_at < zero_at + zero_bytes)
       || (flags & ~(unsigned) (CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF |
-                  CF_SUM_KEEP)))
+                  CF_SUM_KEEP | CF_SUM_HIST)))
     return cudaErrorInvalidValue;
   if (flags && n_planes == 0)
     flags = 0;
@@ -212,6 +237,9 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
             || (uintptr_t) key->previous % 16 || key->previous_pitch % 16
             || (p0->height > 1 && key->previous_pitch < (size_t) p0->width)))
       return cudaErrorInvalidValue;
+    if ((flags & CF_SUM_HIST) && (!key->key_counts
+            || (uintptr_t) key->key_counts % 4))
+      return cudaErrorInvalidValue;
     args.flags = flags;
     for (int b = 0; b < 4; b++)
       args.weights[b] = b < p0->bytes_per_pixel ? key->weights[b] : 0;
@@ -225,6 +253,7 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
         key->black_threshold + 1) << 16;
     args.previous = key->previous;
     args.previous_pitch = key->previous_pitch;
+    args.key_counts = (flags & CF_SUM_HIST) ? key->key_counts : nullptr;
   }
 
   args.n_planes = n_planes;
@@ -256,7 +285,8 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
 
   unsigned k = ((flags & CF_SUM_PROFILES) ? 1 : 0) |
       ((flags & CF_SUM_BLACK) ? 2 : 0) |
-      ((flags & (CF_SUM_DIFF | CF_SUM_KEEP)) ? 4 : 0);
+      ((flags & (CF_SUM_DIFF | CF_SUM_KEEP)) ? 4 : 0) |
+      ((flags & CF_SUM_HIST) ? 8 : 0);
   long long most_tiles = 0;     /* of a plane */
   for (int p = 0; p < n_planes; p++) {
     PlaneArgs *pl = &args.plane[p];
@@ -303,8 +333,8 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
     blocks = most_tiles;
   if (blocks < 1)
     blocks = 1;
-  kernel_for (k, key_bpp) <<< (int) blocks, kThreads, 0, stream >>> (args,
-      (Workspace *) workspace, ws_max_height);
+  kernel_for (k, key_bpp) <<< (int) blocks, kThreads, shared_bytes (k),
+      stream >>> (args, (Workspace *) workspace, ws_max_height);
   return cudaGetLastError ();
 }
 

@@ -1,9 +1,9 @@
 /* cf_sum_planes and cf_sum_planes_add against their CPU reference: the
- * statistics, row and column profiles, black pixels, the difference from
- * the kept keys of the previous frame, for every plane layout and set of
- * flags, odd, narrow, tall and wide frames, regions, tight, padded and
- * misaligned pitches, random, solid, gradient and two-value frames,
- * outputs poisoned first; the arguments they refuse. */
+ * statistics, row and column profiles, black pixels, key counts, the
+ * difference from the kept keys of the previous frame, for every plane
+ * layout and set of flags, odd, narrow, tall and wide frames, regions,
+ * tight, padded and misaligned pitches, random, solid, gradient and
+ * two-value frames, outputs poisoned first; the arguments they refuse. */
 #include "cf-kernel-test.h"
 
 /* The key weights of a plane spec: BT.601 on the bytes of channels 0, 1
@@ -36,7 +36,10 @@ key_weights (const HistPlaneSpec * sp, guint32 weights[4])
  * difference is 0); then cf_sum_planes_add three times, taking turns
  * between two buffers (the first zeroed, the second poisoned until the
  * first launch zeroes it; the third adds into the first again, which the
- * second zeroed after the first had added into it). */
+ * second zeroed after the first had added into it).  The key counts
+ * (CF_SUM_HIST) are added to random counts by cf_sum_planes, and by
+ * cf_sum_planes_add to counts after the sums in its buffer, which the
+ * launch before zeroed, as cudasum keeps them. */
 static void
 run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
     gint rw, gint rh, PitchMode mode, Content content, unsigned flags,
@@ -49,9 +52,13 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
   guint8 *h_prev, *d_prev, *got_prev;
   guint32 *want_rows, *d_rows, *got_rows;
   gsize n_rows = (gsize) rh + rw;
-  /* (each buffer 8-byte aligned, for its 64-bit sums) */
-  const gsize sums_bytes =
-      GST_ROUND_UP_N (cf_sum_workspace_bytes (rw, rh), 256);
+  /* (each buffer 8-byte aligned, for its 64-bit sums), the key counts
+   * after the sums */
+  const gsize counts_at = GST_ROUND_UP_N (cf_sum_workspace_bytes (rw, rh),
+      256);
+  const gsize sums_bytes = counts_at + 4 * CF_HIST_BINS;
+  guint32 base_counts[CF_HIST_BINS], want_counts[CF_HIST_BINS];
+  guint32 got_counts[CF_HIST_BINS], *d_counts;
   guint8 *sums, *h_sums;
   void *ws;
   gint run;
@@ -71,6 +78,7 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
           cudaMemAttachGlobal));
   CUDA_OK (cudaMalloc (&ws, cf_sum_workspace_bytes (rw, rh)));
   CUDA_OK (cudaMemset (ws, 0, cf_sum_workspace_bytes (rw, rh)));
+  CUDA_OK (cudaMalloc ((void **) &d_counts, sizeof (base_counts)));
   CUDA_OK (cudaMalloc ((void **) &sums, 2 * sums_bytes));
   CUDA_OK (cudaMemset (sums, 0, sums_bytes));
   CUDA_OK (cudaMemset (sums + sums_bytes, POISON, sums_bytes));
@@ -86,9 +94,22 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
     CfError err;
 
     key.previous = h_prev;
+    memset (want_counts, 0, sizeof (want_counts));
+    key.key_counts = want_counts;
     cf_ref_sum_planes (rp.host, n_planes, &key, &want, want_rows,
         want_rows + rh);
     key.previous = d_prev;
+    if (add) {
+      memset (base_counts, 0, sizeof (base_counts));
+      key.key_counts = (guint32 *) (sums + (run % 2) * sums_bytes + counts_at);
+    } else {
+      cf_test_fill_random (rand_, (guint8 *) base_counts, sizeof (base_counts));
+      for (i = 0; i < CF_HIST_BINS; i++)
+        base_counts[i] >>= 1;   /* room for the frame's counts */
+      CUDA_OK (cudaMemcpy (d_counts, base_counts, sizeof (base_counts),
+              cudaMemcpyHostToDevice));
+      key.key_counts = d_counts;
+    }
     memset (got, POISON, sizeof (*got));
     CUDA_OK (cudaMemset (d_rows, POISON, 4 * MAX (n_rows, 1)));
     if (!add)
@@ -107,7 +128,17 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
               cudaMemcpyDeviceToHost));
       rows = cf_sum_sums_read (h_sums, got);
       CUDA_OK (cudaMemcpy (d_rows, rows, 4 * n_rows, cudaMemcpyHostToDevice));
+      memcpy (got_counts, h_sums + counts_at, sizeof (got_counts));
+    } else {
+      CUDA_OK (cudaMemcpy (got_counts, d_counts, sizeof (got_counts),
+              cudaMemcpyDeviceToHost));
     }
+    /* without CF_SUM_HIST the counts are left as they were */
+    for (i = 0; i < CF_HIST_BINS; i++)
+      fail_unless (got_counts[i] == base_counts[i] +
+          ((flags & CF_SUM_HIST) ? want_counts[i] : 0), "%s, run %d: key "
+          "count %u: GPU %u, CPU %u over %u", what, run, (guint) i,
+          got_counts[i] - base_counts[i], want_counts[i], base_counts[i]);
     for (i = 0; i < CF_HIST_MAX_CHANNELS; i++) {
       fail_unless (got->sum[i] == want.sum[i] &&
           got->sum_squares[i] == want.sum_squares[i] &&
@@ -143,6 +174,7 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
   CUDA_OK (cudaFree (got));
   CUDA_OK (cudaFree (ws));
   CUDA_OK (cudaFree (sums));
+  CUDA_OK (cudaFree (d_counts));
   g_free (h_sums);
   g_free (h_prev);
   g_free (got_prev);
@@ -153,6 +185,8 @@ run_sum_case (const HistPlaneSpec * spec, gint n_planes, gint rx, gint ry,
 static const unsigned sum_flag_sets[] = {
   0, CF_SUM_PROFILES, CF_SUM_BLACK | CF_SUM_KEEP,
   CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF | CF_SUM_KEEP, CF_SUM_DIFF,
+  CF_SUM_HIST,
+  CF_SUM_PROFILES | CF_SUM_BLACK | CF_SUM_DIFF | CF_SUM_KEEP | CF_SUM_HIST,
 };
 
 static void
@@ -272,7 +306,7 @@ GST_START_TEST (test_sum_invalid_arguments)
   {
     CfSamplePlane ok = { d, 64, 16, 4, 4, {0, 1, 2, 3} }, bad;
     CfSumKey key = { CF_SUM_PROFILES | CF_SUM_DIFF, {19595, 38470, 7471, 0},
-    24, d + 3072, 16
+    24, d + 3072, 16, NULL
     };
     CfSumStats *stats;
     guint32 *rows;
@@ -325,6 +359,16 @@ GST_START_TEST (test_sum_invalid_arguments)
     fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
             NULL) == 0);
     key.previous_pitch = 16;
+    /* key counts: none, or not 4-byte aligned */
+    key.flags = CF_SUM_HIST;
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    key.key_counts = (guint32 *) (d + 2050);
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
+    key.key_counts = (guint32 *) (d + 2048);
+    fail_unless (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
     key.flags = 1 << 7;
     fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
             NULL) == 0);
