@@ -322,6 +322,7 @@ worker_loop (gpointer data)
     CfResultFrame *p;
     GstMessage *msg = NULL, *closed = NULL;
     GPtrArray *observed = NULL;
+    gboolean observed_any = FALSE;
     CfError err, failed = 0;
 
     while (!r->quit && g_queue_is_empty (&r->queue))
@@ -340,6 +341,7 @@ worker_loop (gpointer data)
         cf_results_usable (r)) {
       observed = g_ptr_array_new ();
       r->observe (r->self, p, slot_data (r, p->slot), observed);
+      observed_any = observed->len > 0;
     }
     p->done = TRUE;
     p->err = err;
@@ -358,14 +360,17 @@ worker_loop (gpointer data)
     }
     g_mutex_unlock (&r->lock);
 
+    /* in stream order: the interval that ended before this frame, what
+     * observing this frame found, the interval this frame ends */
+    if (closed)
+      gst_element_post_message (element, closed);
     if (observed)
       post_observed (r, p, observed);
-    if (closed) {
-      gst_element_post_message (element, closed);
+    if (msg && (closed || observed_any)) {
       /* a bus sync handler may have flushed from this thread meanwhile
        * (post_lock is recursive): then msg is of a frame before it */
       g_mutex_lock (&r->lock);
-      if (msg && p->generation != r->generation)
+      if (p->generation != r->generation)
         gst_clear_message (&msg);
       g_mutex_unlock (&r->lock);
     }

@@ -6,7 +6,8 @@
  * - a message a frame, in frame order, or an interval's, with its times;
  *   the partial interval at EOS; a timestamp going back; a flush, also
  *   while a message is being posted; post-messages=false; the meta; a
- *   segment in bytes; the region of interest; a short buffer;
+ *   segment in bytes; the region of interest; a short buffer; observe()
+ *   of every frame, in order, observe_end() and observe_reset();
  * - an interval is posted early before its sum would overflow; FLUSH_START
  *   and the change to READY wake a frame waiting for a slot, for its meta
  *   or EOS waiting for the frames in flight, and drop their results; a GPU
@@ -73,7 +74,14 @@ typedef struct
 {
   GstCudaFiltersAnalysis parent;
   guint64 value;                /* what each frame adds, under the lock */
+  /* with observing (set before the first frame): each frame observed is
+   * counted, its result gains OBSERVED_MARK, and a message says so */
+  gboolean observing;
+  guint observed;               /* since the last reset */
 } GstCudaTestCounter;
+
+/* what observing adds to each frame's result, above any test's values */
+#define OBSERVED_MARK (G_GUINT64_CONSTANT (1) << 40)
 typedef GstCudaFiltersAnalysisClass GstCudaTestCounterClass;
 G_DEFINE_TYPE (GstCudaTestCounter, gst_cuda_test_counter,
     GST_TYPE_CUDA_FILTERS_ANALYSIS);
@@ -140,6 +148,44 @@ counter_fill_structure (GstCudaFiltersAnalysis * analysis, GstStructure * s,
   gst_structure_set (s, "value", G_TYPE_UINT64, *(const guint64 *) total, NULL);
 }
 
+/* "cudatestcounter-observed": the frame's value as analyse() left it, its
+ * timestamp and how many frames were observed since the last reset, this
+ * one included */
+static void
+counter_observe (GstCudaFiltersAnalysis * analysis,
+    const GstCudaFiltersFrameTimes * times,
+    const GstCudaFiltersRegion * region, gpointer result, GPtrArray * messages)
+{
+  GstCudaTestCounter *self = (GstCudaTestCounter *) analysis;
+  guint64 *value = result;
+
+  if (!self->observing)
+    return;
+  self->observed++;
+  g_ptr_array_add (messages, gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("cudatestcounter-observed", "value",
+              G_TYPE_UINT64, *value, "timestamp", G_TYPE_UINT64, times->pts,
+              "observed", G_TYPE_UINT, self->observed, NULL)));
+  *value += OBSERVED_MARK;
+}
+
+static void
+counter_observe_end (GstCudaFiltersAnalysis * analysis, GPtrArray * messages)
+{
+  GstCudaTestCounter *self = (GstCudaTestCounter *) analysis;
+
+  if (self->observing)
+    g_ptr_array_add (messages, gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("cudatestcounter-end", "observed", G_TYPE_UINT,
+                self->observed, NULL)));
+}
+
+static void
+counter_observe_reset (GstCudaFiltersAnalysis * analysis)
+{
+  ((GstCudaTestCounter *) analysis)->observed = 0;
+}
+
 static void
 gst_cuda_test_counter_class_init (GstCudaTestCounterClass * klass)
 {
@@ -156,6 +202,9 @@ gst_cuda_test_counter_class_init (GstCudaTestCounterClass * klass)
   klass->accumulate = counter_accumulate;
   klass->fits = counter_fits;
   klass->fill_structure = counter_fill_structure;
+  klass->observe = counter_observe;
+  klass->observe_end = counter_observe_end;
+  klass->observe_reset = counter_observe_reset;
 }
 
 static void
@@ -1043,6 +1092,84 @@ GST_START_TEST (test_timestamp_back_whole_interval)
 
 GST_END_TEST;
 
+/* The next message is "cudatestcounter-observed" of frame @i, of value
+ * @value, the @observed-th since the last reset. */
+static void
+expect_observed (Counter * c, guint i, guint64 value, guint observed)
+{
+  GstStructure *s = cf_test_next_result (c->bus, 10 * GST_SECOND);
+  guint64 got_value, ts;
+  guint got_observed;
+
+  fail_unless (s != NULL, "frame %u: no message", i);
+  fail_unless (gst_structure_has_name (s, "cudatestcounter-observed"),
+      "frame %u: %" GST_PTR_FORMAT " where its observation was due", i, s);
+  fail_unless (gst_structure_get_uint64 (s, "value", &got_value));
+  fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+  fail_unless (gst_structure_get_uint (s, "observed", &got_observed));
+  fail_unless_equals_uint64 (got_value, value);
+  fail_unless_equals_uint64 (ts, frame_pts (i));
+  fail_unless_equals_int (got_observed, observed);
+  gst_structure_free (s);
+}
+
+static void
+expect_observe_end (Counter * c, guint observed)
+{
+  GstStructure *s = cf_test_next_result (c->bus, 10 * GST_SECOND);
+  guint got_observed;
+
+  fail_unless (s != NULL, "no message at EOS");
+  fail_unless (gst_structure_has_name (s, "cudatestcounter-end"),
+      "%" GST_PTR_FORMAT " where the end of observing was due", s);
+  fail_unless (gst_structure_get_uint (s, "observed", &got_observed));
+  fail_unless_equals_int (got_observed, observed);
+  gst_structure_free (s);
+}
+
+/* observe() sees every frame once, in order, before the interval sums it
+ * (what it writes into the result is in the sum); its messages come in
+ * stream order with the intervals' (a frame's before the interval it
+ * ends); observe_end() comes at EOS after the last interval, and a flush
+ * resets what was observed. */
+GST_START_TEST (test_observe)
+{
+  Counter *c = counter_new ();
+  guint i;
+
+  ((GstCudaTestCounter *) c->h->element)->observing = TRUE;
+  push_timed_segment (c);
+  counter_set_interval (c, 100 * GST_MSECOND);  /* three frames */
+  push_bit_frames (c, 0, 7);
+  for (i = 0; i < 6; i++) {
+    expect_observed (c, i, BIT (i), i + 1);
+    if (i % 3 == 2)
+      expect_timed_message (c, 10 * GST_SECOND, i - 2, 3,
+          BITS (i - 2, 3) + 3 * OBSERVED_MARK, "interval of observed frames");
+  }
+  expect_observed (c, 6, BIT (6), 7);
+  push_eos (c);
+  expect_timed_message (c, 0, 6, 1, BIT (6) + OBSERVED_MARK,
+      "partial interval at EOS");
+  expect_observe_end (c, 7);
+  expect_no_message (c, 0, "a message more at EOS");
+
+  /* a flush: observing starts again */
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_stop (TRUE)));
+  push_timed_segment (c);
+  push_bit_frames (c, 0, 2);
+  for (i = 0; i < 2; i++)
+    expect_observed (c, i, BIT (i), i + 1);
+  push_eos (c);
+  expect_timed_message (c, 0, 0, 2, BITS (0, 2) + 2 * OBSERVED_MARK,
+      "after a flush");
+  expect_observe_end (c, 2);
+  counter_free (c);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_no_messages)
 {
   Counter *c = counter_new_timed ();
@@ -1269,6 +1396,7 @@ CF_TEST_SUITE (analysis_suite, "analysis",
     CF_TEST_CASE ("gpu", 0),
     CF_TEST (test_messages_every_frame),
     CF_TEST (test_interval_and_eos),
+    CF_TEST (test_observe),
     CF_TEST (test_timestamp_back),
     CF_TEST (test_timestamp_back_whole_interval),
     CF_TEST (test_no_messages),
