@@ -372,9 +372,15 @@ post_partial_interval (GstCudaFiltersAnalysis * self, gboolean eos)
   cf_results_unlock (priv->results);
   if (msg)
     gst_element_post_message (GST_ELEMENT (self), msg);
-  for (i = 0; i < messages->len; i++)
-    gst_element_post_message (GST_ELEMENT (self),
-        g_ptr_array_index (messages, i));
+  for (i = 0; i < messages->len; i++) {
+    GstMiniObject *m = g_ptr_array_index (messages, i);
+
+    if (GST_IS_EVENT (m))
+      gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (self),
+          GST_EVENT_CAST (m));
+    else
+      gst_element_post_message (GST_ELEMENT (self), GST_MESSAGE_CAST (m));
+  }
   g_ptr_array_free (messages, TRUE);
   return ret;
 }

@@ -86,10 +86,11 @@ typedef struct
  * @observe: optional: look at every frame's @result once, in stream order,
  *   before anything else reads it (a meta, @accumulate), for what takes
  *   more than one frame to see (events over time).  It may write into
- *   @result, and append element messages to post to @messages.  Called
- *   with the same rules as @accumulate.
+ *   @result, and append element messages to post, or upstream events to
+ *   send from the sink pad, to @messages.  Called with the same rules as
+ *   @accumulate.
  * @observe_end: optional: the stream ended (EOS), every frame observed:
- *   append the last messages to @messages.
+ *   append the last messages (or upstream events) to @messages.
  * @observe_reset: optional: forget what was observed (a flush, a start).
  *   Called with the same rules as @accumulate.
  *

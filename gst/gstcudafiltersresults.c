@@ -286,24 +286,28 @@ cf_results_check_error (CfResults * r)
   return unlock_and_check_error (r);
 }
 
-/* Posts what observe() found for @p, unless a flush has come since (the
- * worker, with post_lock); frees @messages. */
+/* Posts what observe() found for @p, messages on the bus and events
+ * upstream, unless a flush has come since (the worker, with post_lock);
+ * frees @messages. */
 static void
 post_observed (CfResults * r, const CfResultFrame * p, GPtrArray * messages)
 {
   guint i;
 
   for (i = 0; i < messages->len; i++) {
-    GstMessage *m = g_ptr_array_index (messages, i);
+    GstMiniObject *m = g_ptr_array_index (messages, i);
     gboolean current;
 
     g_mutex_lock (&r->lock);
     current = p->generation == r->generation;
     g_mutex_unlock (&r->lock);
-    if (current)
-      gst_element_post_message (GST_ELEMENT (r->self), m);
+    if (!current)
+      gst_mini_object_unref (m);
+    else if (GST_IS_EVENT (m))
+      gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (r->self),
+          GST_EVENT_CAST (m));
     else
-      gst_message_unref (m);
+      gst_element_post_message (GST_ELEMENT (r->self), GST_MESSAGE_CAST (m));
   }
   g_ptr_array_free (messages, TRUE);
 }

@@ -152,6 +152,7 @@ struct _GstCudaSum
   /* the detectors, and a frame's events: the results' worker's */
   CfDetect *detector;
   GArray *events;
+  guint key_units;              /* force-key-unit events sent */
 
   /* streaming thread */
   gint frame_width, frame_height;
@@ -651,7 +652,8 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
 
   g_array_set_size (self->events, 0);
   cf_detect_push (self->detector, &settings, &in, &r->seen, self->events);
-  cf_detect_event_messages (GST_OBJECT (self), self->events, messages);
+  cf_detect_event_messages (GST_OBJECT (self), self->events, &settings,
+      &self->key_units, messages);
 }
 
 static void
@@ -665,13 +667,15 @@ gst_cuda_sum_observe_end (GstCudaFiltersAnalysis * analysis,
   detect_settings (self, G_MAXUINT, &settings);
   g_array_set_size (self->events, 0);
   cf_detect_finish (self->detector, &settings, self->events);
-  cf_detect_event_messages (GST_OBJECT (self), self->events, messages);
+  cf_detect_event_messages (GST_OBJECT (self), self->events, &settings,
+      &self->key_units, messages);
 }
 
 static void
 gst_cuda_sum_observe_reset (GstCudaFiltersAnalysis * analysis)
 {
   cf_detect_reset (GST_CUDA_SUM (analysis)->detector);
+  GST_CUDA_SUM (analysis)->key_units = 0;
 }
 
 static gboolean

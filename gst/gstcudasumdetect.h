@@ -35,6 +35,7 @@ typedef struct
   guint crop_round;             /* width and height a multiple of this */
   guint64 crop_hold;            /* ns a new rectangle must hold */
   guint black_threshold;        /* luma of a black pixel, row or column */
+  gboolean force_key_unit;      /* an upstream force-key-unit at a cut */
 } CfDetectSettings;
 
 typedef struct
@@ -157,7 +158,7 @@ GType gst_cuda_sum_detect_get_type (void);
 
 /* the properties of the settings (all but black-threshold, cudasum's),
  * with ids from @first_id on */
-#define CF_DETECT_N_PROPERTIES 8
+#define CF_DETECT_N_PROPERTIES 9
 void cf_detect_settings_init (CfDetectSettings * settings);
 void cf_detect_settings_enable (CfDetectSettings * settings, guint detect);
 void cf_detect_install_properties (GObjectClass * klass, guint first_id);
@@ -169,6 +170,7 @@ void cf_detect_get_property (const CfDetectSettings * settings, guint id,
 GstMessage *cf_detect_event_message (GstObject * src, const gchar * prefix,
     const CfDetectEvent * e);
 void cf_detect_event_messages (GstObject * src, GArray * events,
+    const CfDetectSettings * settings, guint * key_units,
     GPtrArray * messages);
 
 G_END_DECLS

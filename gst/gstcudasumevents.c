@@ -10,6 +10,7 @@
  */
 #include "gstcudasumdetect.h"
 
+#include <gst/video/video.h>
 #include <string.h>
 
 GType
@@ -40,7 +41,8 @@ gst_cuda_sum_detect_get_type (void)
 typedef struct
 {
   const gchar *name, *nick, *blurb;
-  GType type;                   /* G_TYPE_DOUBLE, G_TYPE_UINT64, G_TYPE_UINT */
+  /* G_TYPE_DOUBLE, G_TYPE_UINT64, G_TYPE_UINT, G_TYPE_BOOLEAN */
+  GType type;
   gsize offset;                 /* in CfDetectSettings */
   gdouble min, max, def;
 } DetectProperty;
@@ -136,6 +138,20 @@ static const DetectProperty detect_properties[] = {
         "(ns)",
         G_TYPE_UINT64, G_STRUCT_OFFSET (CfDetectSettings, crop_hold), 0,
       G_MAXUINT64, GST_SECOND},
+/**
+ * GstCudaSum:force-key-unit:
+ *
+ * At each scene cut, send an upstream force-key-unit event
+ * (gst_video_event_new_upstream_force_key_unit()) with the cut frame's
+ * running time and all-headers set, counting from 0, as an encoder
+ * upstream (before a decoder and cudasum) takes it.  A cut is known one
+ * frame after it, once the GPU has counted both: an encoder that has
+ * already encoded the cut frame starts a key unit at the next one.
+ */
+  {"force-key-unit", "Force key unit",
+        "Send an upstream force-key-unit event at each scene cut",
+        G_TYPE_BOOLEAN, G_STRUCT_OFFSET (CfDetectSettings, force_key_unit), 0,
+      1, 0},
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (detect_properties) == CF_DETECT_N_PROPERTIES);
@@ -153,6 +169,8 @@ cf_detect_settings_init (CfDetectSettings * s)
       G_STRUCT_MEMBER (gdouble, s, p->offset) = p->def;
     else if (p->type == G_TYPE_UINT64)
       G_STRUCT_MEMBER (guint64, s, p->offset) = (guint64) p->def;
+    else if (p->type == G_TYPE_BOOLEAN)
+      G_STRUCT_MEMBER (gboolean, s, p->offset) = p->def != 0;
     else
       G_STRUCT_MEMBER (guint, s, p->offset) = (guint) p->def;
   }
@@ -186,6 +204,9 @@ cf_detect_install_properties (GObjectClass * klass, guint first_id)
       spec = g_param_spec_uint64 (p->name, p->nick, p->blurb,
           (guint64) p->min, p->max == G_MAXUINT64 ? G_MAXUINT64 :
           (guint64) p->max, (guint64) p->def, flags);
+    else if (p->type == G_TYPE_BOOLEAN)
+      spec = g_param_spec_boolean (p->name, p->nick, p->blurb, p->def != 0,
+          flags);
     else
       spec = g_param_spec_uint (p->name, p->nick, p->blurb, (guint) p->min,
           (guint) p->max, (guint) p->def, flags);
@@ -202,6 +223,8 @@ cf_detect_set_property (CfDetectSettings * s, guint id, const GValue * value)
     G_STRUCT_MEMBER (gdouble, s, p->offset) = g_value_get_double (value);
   else if (p->type == G_TYPE_UINT64)
     G_STRUCT_MEMBER (guint64, s, p->offset) = g_value_get_uint64 (value);
+  else if (p->type == G_TYPE_BOOLEAN)
+    G_STRUCT_MEMBER (gboolean, s, p->offset) = g_value_get_boolean (value);
   else
     G_STRUCT_MEMBER (guint, s, p->offset) = g_value_get_uint (value);
 }
@@ -215,6 +238,8 @@ cf_detect_get_property (const CfDetectSettings * s, guint id, GValue * value)
     g_value_set_double (value, G_STRUCT_MEMBER (gdouble, s, p->offset));
   else if (p->type == G_TYPE_UINT64)
     g_value_set_uint64 (value, G_STRUCT_MEMBER (guint64, s, p->offset));
+  else if (p->type == G_TYPE_BOOLEAN)
+    g_value_set_boolean (value, G_STRUCT_MEMBER (gboolean, s, p->offset));
   else
     g_value_set_uint (value, G_STRUCT_MEMBER (guint, s, p->offset));
 }
@@ -273,14 +298,23 @@ cf_detect_event_message (GstObject * src, const gchar * prefix,
 }
 
 /* Appends the message of each of @events, named cudasum-<event>, to
- * @messages. */
+ * @messages, and with @settings' force_key_unit after a scene cut's its
+ * upstream force-key-unit event, numbered by *@key_units (which counts
+ * them). */
 void
 cf_detect_event_messages (GstObject * src, GArray * events,
-    GPtrArray * messages)
+    const CfDetectSettings * settings, guint * key_units, GPtrArray * messages)
 {
   guint i;
 
-  for (i = 0; i < events->len; i++)
-    g_ptr_array_add (messages, cf_detect_event_message (src, "cudasum-",
-            &g_array_index (events, CfDetectEvent, i)));
+  for (i = 0; i < events->len; i++) {
+    const CfDetectEvent *e = &g_array_index (events, CfDetectEvent, i);
+
+    g_ptr_array_add (messages, cf_detect_event_message (src, "cudasum-", e));
+    if (e->type == CF_DETECT_SCENE_CUT && settings->force_key_unit)
+      g_ptr_array_add (messages,
+          gst_video_event_new_upstream_force_key_unit (e->times.running_time ==
+              CF_DETECT_TIME_NONE ? GST_CLOCK_TIME_NONE :
+              e->times.running_time, TRUE, (*key_units)++));
+  }
 }
