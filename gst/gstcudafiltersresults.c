@@ -286,30 +286,61 @@ cf_results_check_error (CfResults * r)
   return unlock_and_check_error (r);
 }
 
-/* Posts what observe() found for @p, messages on the bus and events
- * upstream, unless a flush has come since (the worker, with post_lock);
- * frees @messages. */
+/* Whether @p is of the stream since the last flush. */
+static gboolean
+is_current (CfResults * r, const CfResultFrame * p)
+{
+  gboolean current;
+
+  g_mutex_lock (&r->lock);
+  current = p->generation == r->generation;
+  g_mutex_unlock (&r->lock);
+  return current;
+}
+
+/* Posts the messages observe() found for @p, unless a flush has come
+ * since (the worker, with post_lock), and takes them out of @observed,
+ * leaving the events there. */
 static void
-post_observed (CfResults * r, const CfResultFrame * p, GPtrArray * messages)
+post_observed_messages (CfResults * r, const CfResultFrame * p,
+    GPtrArray * observed)
 {
   guint i;
 
-  for (i = 0; i < messages->len; i++) {
-    GstMiniObject *m = g_ptr_array_index (messages, i);
-    gboolean current;
+  for (i = 0; i < observed->len; i++) {
+    GstMiniObject *m = g_ptr_array_index (observed, i);
 
-    g_mutex_lock (&r->lock);
-    current = p->generation == r->generation;
-    g_mutex_unlock (&r->lock);
-    if (!current)
-      gst_mini_object_unref (m);
-    else if (GST_IS_EVENT (m))
-      gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (r->self),
-          GST_EVENT_CAST (m));
-    else
+    if (GST_IS_EVENT (m))
+      continue;
+    if (is_current (r, p))
       gst_element_post_message (GST_ELEMENT (r->self), GST_MESSAGE_CAST (m));
+    else
+      gst_mini_object_unref (m);
+    g_ptr_array_index (observed, i) = NULL;
   }
-  g_ptr_array_free (messages, TRUE);
+}
+
+/* Sends the events observe() found for @p upstream from the sink pad,
+ * unless a flush has come since; frees @observed.  Without post_lock:
+ * upstream elements handle them in this thread, and may take locks a
+ * flushing streaming thread holds while it waits for post_lock. */
+static void
+push_observed_events (CfResults * r, const CfResultFrame * p,
+    GPtrArray * observed)
+{
+  guint i;
+
+  for (i = 0; i < observed->len; i++) {
+    GstEvent *e = g_ptr_array_index (observed, i);
+
+    if (!e)
+      continue;
+    if (is_current (r, p))
+      gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (r->self), e);
+    else
+      gst_event_unref (e);
+  }
+  g_ptr_array_free (observed, TRUE);
 }
 
 /* The worker: waits for the oldest frame's result, sums it, posts what is
@@ -369,7 +400,7 @@ worker_loop (gpointer data)
     if (closed)
       gst_element_post_message (element, closed);
     if (observed)
-      post_observed (r, p, observed);
+      post_observed_messages (r, p, observed);
     if (msg && (closed || observed_any)) {
       /* a bus sync handler may have flushed from this thread meanwhile
        * (post_lock is recursive): then msg is of a frame before it */
@@ -381,6 +412,8 @@ worker_loop (gpointer data)
     if (msg)
       gst_element_post_message (element, msg);
     g_rec_mutex_unlock (&r->post_lock);
+    if (observed)
+      push_observed_events (r, p, observed);
     if (failed != 0)
       post_results_error (r, failed);
 

@@ -36,14 +36,18 @@ void
 gst_cuda_filters_structure_take_array (GstStructure * s, const gchar * name,
     GType type, guint n, gconstpointer values)
 {
-  GValue array = G_VALUE_INIT;
+  GValue array = G_VALUE_INIT, initialized = G_VALUE_INIT;
   guint i;
 
+  /* each value a copy of one initialized value of @type, a plain number
+   * that owns nothing (the array takes its values the same way, by their
+   * bytes), rather than a g_value_init () each, whose lookup of the type's
+   * value table was a large share of building a 1024-value message */
+  g_value_init (&initialized, type);
   gst_value_array_init (&array, n);
   for (i = 0; i < n; i++) {
-    GValue v = G_VALUE_INIT;
+    GValue v = initialized;
 
-    g_value_init (&v, type);
     if (type == G_TYPE_UINT64)
       g_value_set_uint64 (&v, ((const guint64 *) values)[i]);
     else if (type == G_TYPE_UINT)

@@ -233,8 +233,9 @@ typedef struct
   size_t previous_pitch;
   /* with CF_SUM_HIST: CF_HIST_BINS words, 4-byte aligned, to which the
    * launch adds the count of each key value of plane 0 (device memory;
-   * host memory for the reference).  Nothing zeroes them but the caller
-   * (or, inside cf_sum_planes_add's zero_next, a launch before). */
+   * host memory for the reference), apart from the workspace or sums.
+   * Nothing zeroes them but the caller (or, inside cf_sum_planes_add's
+   * zero_next, a launch before). */
   uint32_t *key_counts;
 } CfSumKey;
 

@@ -237,8 +237,11 @@ launch_sum (const CfSamplePlane * planes, int n_planes,
             || (uintptr_t) key->previous % 16 || key->previous_pitch % 16
             || (p0->height > 1 && key->previous_pitch < (size_t) p0->width)))
       return cudaErrorInvalidValue;
-    if ((flags & CF_SUM_HIST) && (!key->key_counts
-            || (uintptr_t) key->key_counts % 4))
+    /* the key counts: aligned, and not in the sums a launch adds into */
+    const uintptr_t counts_at = (uintptr_t) key->key_counts;
+    if ((flags & CF_SUM_HIST) && (!key->key_counts || counts_at % 4
+            || (counts_at < ws_at + ws_bytes
+                && ws_at < counts_at + 4 * CF_HIST_BINS)))
       return cudaErrorInvalidValue;
     args.flags = flags;
     for (int b = 0; b < 4; b++)

@@ -366,6 +366,9 @@ GST_START_TEST (test_sum_invalid_arguments)
     key.key_counts = (guint32 *) (d + 2050);
     fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
             NULL) == 0);
+    key.key_counts = (guint32 *) ws;    /* in the workspace */
+    fail_if (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
+            NULL) == 0);
     key.key_counts = (guint32 *) (d + 2048);
     fail_unless (cf_sum_planes (&ok, 1, &key, stats, rows, rows + 4, ws,
             NULL) == 0);

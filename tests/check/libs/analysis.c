@@ -1129,9 +1129,9 @@ expect_observe_end (Counter * c, guint observed)
 
 /* observe() sees every frame once, in order, before the interval sums it
  * (what it writes into the result is in the sum); its messages come in
- * stream order with the intervals' (a frame's before the interval it
- * ends); observe_end() comes at EOS after the last interval, and a flush
- * resets what was observed. */
+ * stream order with the intervals' (a frame's after the interval that
+ * ended before it, before the interval it ends); observe_end() comes at
+ * EOS after the last interval, and a flush resets what was observed. */
 GST_START_TEST (test_observe)
 {
   Counter *c = counter_new ();
@@ -1165,6 +1165,24 @@ GST_START_TEST (test_observe)
   expect_timed_message (c, 0, 0, 2, BITS (0, 2) + 2 * OBSERVED_MARK,
       "after a flush");
   expect_observe_end (c, 2);
+
+  /* a timestamp going back: the interval it ends comes before what
+   * observing that frame found */
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_flush_stop (TRUE)));
+  push_timed_segment (c);
+  counter_set_interval (c, GST_SECOND);
+  push_bit_frames (c, 5, 3);
+  push_frame (c, 2, BIT (2));
+  for (i = 0; i < 3; i++)
+    expect_observed (c, 5 + i, BIT (5 + i), i + 1);
+  expect_timed_message (c, 10 * GST_SECOND, 5, 3,
+      BITS (5, 3) + 3 * OBSERVED_MARK, "the interval before going back");
+  expect_observed (c, 2, BIT (2), 4);
+  push_eos (c);
+  expect_timed_message (c, 0, 2, 1, BIT (2) + OBSERVED_MARK,
+      "after going back, at EOS");
+  expect_observe_end (c, 4);
   counter_free (c);
 }
 
