@@ -43,6 +43,9 @@ struct _CfResults
   CfResultsAddFunc add;
   CfResultsResetFunc reset;
   CfResultsObserveFunc observe;
+  /* the worker's: what observe() found in the frame it handles (messages
+   * and events, each set to NULL once sent), one array for every frame */
+  GPtrArray *observed;
 
   /* the slot reserve() took for the next frame, or -1 */
   gint reserved;
@@ -103,6 +106,7 @@ cf_results_new (GstCudaFiltersAnalysis * self, CfResultsAddFunc add,
   r->add = add;
   r->reset = reset;
   r->observe = observe;
+  r->observed = g_ptr_array_new ();
   r->reserved = -1;
   g_mutex_init (&r->lock);
   g_rec_mutex_init (&r->post_lock);
@@ -119,6 +123,7 @@ cf_results_free (CfResults * r)
   g_mutex_clear (&r->lock);
   g_rec_mutex_clear (&r->post_lock);
   g_cond_clear (&r->cond);
+  g_ptr_array_free (r->observed, TRUE);
   g_free (r);
 }
 
@@ -298,49 +303,31 @@ is_current (CfResults * r, const CfResultFrame * p)
   return current;
 }
 
-/* Posts the messages observe() found for @p, unless a flush has come
- * since (the worker, with post_lock), and takes them out of @observed,
- * leaving the events there. */
+/* Sends what observe() found for @p, unless a flush has come since: its
+ * messages (@events FALSE: the worker, with post_lock) or its events,
+ * upstream from the sink pad (@events TRUE: without post_lock, for
+ * upstream elements handle them in this thread and may take locks that a
+ * flushing streaming thread holds while it waits for post_lock).  Each
+ * one sent, or dropped, is taken out of r->observed. */
 static void
-post_observed_messages (CfResults * r, const CfResultFrame * p,
-    GPtrArray * observed)
+send_observed (CfResults * r, const CfResultFrame * p, gboolean events)
 {
   guint i;
 
-  for (i = 0; i < observed->len; i++) {
-    GstMiniObject *m = g_ptr_array_index (observed, i);
+  for (i = 0; i < r->observed->len; i++) {
+    GstMiniObject *m = g_ptr_array_index (r->observed, i);
 
-    if (GST_IS_EVENT (m))
+    if (!m || !GST_IS_EVENT (m) != !events)
       continue;
-    if (is_current (r, p))
-      gst_element_post_message (GST_ELEMENT (r->self), GST_MESSAGE_CAST (m));
-    else
+    g_ptr_array_index (r->observed, i) = NULL;
+    if (!is_current (r, p))
       gst_mini_object_unref (m);
-    g_ptr_array_index (observed, i) = NULL;
-  }
-}
-
-/* Sends the events observe() found for @p upstream from the sink pad,
- * unless a flush has come since; frees @observed.  Without post_lock:
- * upstream elements handle them in this thread, and may take locks a
- * flushing streaming thread holds while it waits for post_lock. */
-static void
-push_observed_events (CfResults * r, const CfResultFrame * p,
-    GPtrArray * observed)
-{
-  guint i;
-
-  for (i = 0; i < observed->len; i++) {
-    GstEvent *e = g_ptr_array_index (observed, i);
-
-    if (!e)
-      continue;
-    if (is_current (r, p))
-      gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (r->self), e);
+    else if (events)
+      gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (r->self),
+          GST_EVENT_CAST (m));
     else
-      gst_event_unref (e);
+      gst_element_post_message (GST_ELEMENT (r->self), GST_MESSAGE_CAST (m));
   }
-  g_ptr_array_free (observed, TRUE);
 }
 
 /* The worker: waits for the oldest frame's result, sums it, posts what is
@@ -356,7 +343,6 @@ worker_loop (gpointer data)
   for (;;) {
     CfResultFrame *p;
     GstMessage *msg = NULL, *closed = NULL;
-    GPtrArray *observed = NULL;
     gboolean observed_any = FALSE;
     CfError err, failed = 0;
 
@@ -374,9 +360,9 @@ worker_loop (gpointer data)
     r->gpu_wait_start = 0;
     if (err == 0 && r->observe && p->generation == r->generation &&
         cf_results_usable (r)) {
-      observed = g_ptr_array_new ();
-      r->observe (r->self, p, slot_data (r, p->slot), observed);
-      observed_any = observed->len > 0;
+      g_ptr_array_set_size (r->observed, 0);
+      r->observe (r->self, p, slot_data (r, p->slot), r->observed);
+      observed_any = r->observed->len > 0;
     }
     p->done = TRUE;
     p->err = err;
@@ -399,8 +385,8 @@ worker_loop (gpointer data)
      * observing this frame found, the interval this frame ends */
     if (closed)
       gst_element_post_message (element, closed);
-    if (observed)
-      post_observed_messages (r, p, observed);
+    if (observed_any)
+      send_observed (r, p, FALSE);
     if (msg && (closed || observed_any)) {
       /* a bus sync handler may have flushed from this thread meanwhile
        * (post_lock is recursive): then msg is of a frame before it */
@@ -412,8 +398,8 @@ worker_loop (gpointer data)
     if (msg)
       gst_element_post_message (element, msg);
     g_rec_mutex_unlock (&r->post_lock);
-    if (observed)
-      push_observed_events (r, p, observed);
+    if (observed_any)
+      send_observed (r, p, TRUE);
     if (failed != 0)
       post_results_error (r, failed);
 
