@@ -253,6 +253,16 @@ longest_run (const guint32 * sums, gint n, guint64 limit, gint * start,
   return best > 0;
 }
 
+/* @rect: columns x0 to x1 - 1 by rows y0 to y1 - 1 */
+static void
+set_rect (CfDetectRect * rect, gint x0, gint y0, gint x1, gint y1)
+{
+  rect->x = x0;
+  rect->y = y0;
+  rect->width = x1 - x0;
+  rect->height = y1 - y0;
+}
+
 /**
  * cf_detect_border_rect:
  * @rows: @height row sums then @width column sums of a region's luma
@@ -282,10 +292,7 @@ cf_detect_border_rect (const guint32 * rows, gint width, gint height,
     right--;
   if (left == right)
     return FALSE;
-  rect->x = left;
-  rect->y = top;
-  rect->width = right - left;
-  rect->height = bottom - top;
+  set_rect (rect, left, top, right, bottom);
   return TRUE;
 }
 
@@ -312,10 +319,7 @@ cf_detect_picture_area (const guint32 * rows, gint width, gint height,
   if (!longest_run (columns, width, (guint64) black_threshold * height,
           &x0, &x1))
     return FALSE;
-  area->x = x0;
-  area->y = y0;
-  area->width = x1 - x0;
-  area->height = y1 - y0;
+  set_rect (area, x0, y0, x1, y1);
   return TRUE;
 }
 
