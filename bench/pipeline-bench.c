@@ -18,6 +18,7 @@
  *                  [--format RGBA] [--width 3840] [--height 2160]
  *                  [--frames 600] [--max-seconds 0] [--latency-frames 100]
  *                  [--out-bytes-per-pixel 1] [--csv FILE]
+ *                  [--threads] [--profile FILE]
  *
  * --chain may be given several times; --input takes a comma-separated list
  * (`both` is pinned,pageable).  The source costs nothing: a few frames are
@@ -46,7 +47,10 @@
  * its wall time, the cores kept busy.  Element messages (the analysis
  * elements' results) are freed as they are posted, in the bus's sync
  * handler, so their cost is counted and none pile up; `--chain identity`
- * gives the cost of the benchmark's own source and sink. */
+ * gives the cost of the benchmark's own source and sink.  --threads adds
+ * the timed pass's CPU time by thread under each row; --profile FILE
+ * samples the timed pass's call stacks into FILE, for
+ * bench/profile-report.py. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,8 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
 #include <cuda_runtime_api.h>
+
+#include "cpu-profile.h"
 
 #define N_SOURCE_FRAMES 8
 #define IN_FLIGHT 5
@@ -98,6 +104,7 @@ typedef struct
   double cpu_us_per_frame, cores;
   gint lat_samples;
   double lat_median_ms, lat_p99_ms;
+  gchar *threads;               /* --threads: CPU by thread, printed */
 } RunResult;
 
 /* one chain's results, by input */
@@ -107,6 +114,8 @@ typedef struct
 {
   gint n_frames, lat_frames;
   double max_seconds;
+  gboolean threads;             /* report CPU by thread */
+  const gchar *profile;         /* sample stacks into this file */
 } RunLimits;
 
 /* Arrivals at fakesink, filled by its streaming thread; errors posted on
@@ -425,6 +434,8 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
   GstBus *bus;
   GstMessage *msg;
   gint64 *pushed, t0, budget, cpu0 = 0, cpu1;
+  CpuThreads *threads0 = NULL, *threads1 = NULL;
+  gboolean profiling = FALSE;
   double *lat;
   gint i, n = 0, n_lat = 0, n_timed = 0;
 
@@ -599,6 +610,10 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
     r.lat_median_ms = lat[(n_lat - 1) / 2];
     r.lat_p99_ms = lat[MAX ((gint) (0.99 * n_lat + 0.999999) - 1, 0)];
   }
+  if (lim->threads)
+    threads0 = cpu_threads_snapshot ();
+  if (lim->profile && !(profiling = cpu_profile_start ()))
+    r.note = g_strdup ("could not start sampling");
   t0 = g_get_monotonic_time ();
   cpu0 = cpu_time_us ();
   for (i = 0; i < lim->n_frames; i++) {
@@ -616,6 +631,24 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
   msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   cpu1 = cpu_time_us ();
+  if (profiling) {
+    gchar *label = g_strdup_printf ("%s\t%s", chain, input_names[input]);
+    if (!cpu_profile_stop (lim->profile, label, n_timed))
+      r.note = g_strdup_printf ("could not write %s", lim->profile);
+    g_free (label);
+  }
+  if (threads0) {
+    gchar *text = NULL;
+    gsize len = 0;
+    FILE *mem = open_memstream (&text, &len);
+
+    threads1 = cpu_threads_snapshot ();
+    cpu_threads_report (mem, threads0, threads1, n_timed);
+    fclose (mem);
+    r.threads = text;
+    cpu_threads_free (threads0);
+    cpu_threads_free (threads1);
+  }
   if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS && !a.error &&
       a.seen == n && n_timed > 0) {
     r.status = RUN_OK;
@@ -702,9 +735,10 @@ int
 main (int argc, char **argv)
 {
   gchar **chains = NULL, *format = NULL, *csv = NULL, *input = NULL;
+  gchar *profile = NULL;
   gint width = 3840, height = 2160, n_chains, c, k;
   gdouble out_bpp = 1.0;
-  RunLimits lim = { 600, 100, 0 };
+  RunLimits lim = { 600, 100, 0, FALSE, NULL };
   GOptionEntry entries[] = {
     {"chain", 0, 0, G_OPTION_ARG_STRING_ARRAY, &chains, "elements between "
           "appsrc and fakesink; may be repeated (default cudagray)", NULL},
@@ -724,6 +758,11 @@ main (int argc, char **argv)
         "bytes per pixel the chain downloads, for the PCIe bound (1)", NULL},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "append results to FILE",
         NULL},
+    {"threads", 0, 0, G_OPTION_ARG_NONE, &lim.threads, "report the timed "
+          "pass's CPU time by thread", NULL},
+    {"profile", 0, 0, G_OPTION_ARG_FILENAME, &profile, "append the timed "
+          "pass's sampled call stacks to FILE (bench/profile-report.py "
+          "reads it)", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- pipeline frame rates");
@@ -746,6 +785,7 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (ctx);
+  lim.profile = profile;
   if (!chains) {
     chains = g_new0 (gchar *, 2);
     chains[0] = g_strdup ("cudagray");
@@ -858,6 +898,8 @@ main (int argc, char **argv)
           if (b > 0)
             g_print (" %10.1f %5.0f%%", b, 100.0 * r->fps / b);
           g_print ("%s%s\n", r->note ? "  note: " : "", r->note ? r->note : "");
+          if (r->threads)
+            g_print ("%s", r->threads);
           break;
         case RUN_FAILED:
         case RUN_SKIPPED:
@@ -908,6 +950,7 @@ main (int argc, char **argv)
     for (k = 0; k < N_INPUTS; k++) {
       g_free (results[c][k].why);
       g_free (results[c][k].note);
+      free (results[c][k].threads);
     }
   g_free (results);
   gst_clear_object (&cuda_ctx);
@@ -917,5 +960,6 @@ main (int argc, char **argv)
   g_free (format);
   g_free (csv);
   g_free (input);
+  g_free (profile);
   return any_failed ? 1 : 0;
 }
