@@ -1,10 +1,11 @@
 /* Message benchmark: the CPU time to build and free an analysis element's
  * message, as cudahist posts one a frame: a structure with four arrays
  * of 256 guint64 counts (RGBA), built with the base class's
- * gst_cuda_filters_structure_take_array, then wrapped in an element
+ * gst_cuda_filters_structure_take_values, then wrapped in an element
  * message and freed.  No GPU.
  *
  *   message-bench [--messages 20000] [--channels 4] [--bins 256]
+ *                 [--array-format value-array|buffer]
  *
  * Prints the median over five rounds of the µs per message to build it
  * and to free it (docs/performance.md, "CPU per frame"). */
@@ -30,6 +31,7 @@ main (int argc, char **argv)
   double build_us[5], free_us[5];
   guint64 *counts;
   GstObject *src;
+  GstCudaFiltersArrayFormat format = GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY;
 
   gst_init (&argc, &argv);
   for (i = 1; i < (guint) argc; i++) {
@@ -39,9 +41,15 @@ main (int argc, char **argv)
       channels = (guint) atoi (argv[++i]);
     else if (!strcmp (argv[i], "--bins") && i + 1 < (guint) argc)
       bins = (guint) atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--array-format") && i + 1 < (guint) argc &&
+        (!strcmp (argv[i + 1], "value-array") ||
+            !strcmp (argv[i + 1], "buffer")))
+      format = !strcmp (argv[++i], "buffer") ?
+          GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER :
+          GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY;
     else {
       fprintf (stderr, "usage: %s [--messages N] [--channels 1-4] "
-          "[--bins N]\n", argv[0]);
+          "[--bins N] [--array-format value-array|buffer]\n", argv[0]);
       return 2;
     }
   }
@@ -65,8 +73,8 @@ main (int argc, char **argv)
       GstMessage *m;
 
       for (c = 0; c < channels; c++)
-        gst_cuda_filters_structure_take_array (s, names[c], G_TYPE_UINT64,
-            bins, counts);
+        gst_cuda_filters_structure_take_values (s, names[c], G_TYPE_UINT64,
+            bins, counts, format);
       m = gst_message_new_element (src, s);
       t1 = g_get_monotonic_time ();
       gst_message_unref (m);
@@ -78,9 +86,10 @@ main (int argc, char **argv)
   }
   qsort (build_us, 5, sizeof (double), compare_doubles);
   qsort (free_us, 5, sizeof (double), compare_doubles);
-  printf ("%u channels x %u counts: build %.2f us, free %.2f us a message "
-      "(median of 5 rounds of %u)\n", channels, bins, build_us[2],
-      free_us[2], n_messages);
+  printf ("%u channels x %u counts as %s: build %.2f us, free %.2f us a "
+      "message (median of 5 rounds of %u)\n", channels, bins,
+      format == GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER ? "buffers" :
+      "value arrays", build_us[2], free_us[2], n_messages);
   gst_object_unref (src);
   g_free (counts);
   return 0;

@@ -32,7 +32,8 @@
  *   field of its message (`frames` is a G_TYPE_UINT), and sums that can
  *   pass 64 bits are kept in 128;
  * - `attach-meta`: the frame waits for its own result, which is attached to
- *   it before it is pushed.
+ *   it before it is pushed;
+ * - `array-format`: the long arrays as GstValueArrays or packed buffers.
  *
  * The streaming thread's waits for a slot, for a frame's own meta and for
  * the frames in flight at EOS end with FLUSH_START and the change to READY
@@ -67,6 +68,7 @@ enum
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
   PROP_ATTACH_META,
+  PROP_ARRAY_FORMAT,
   PROP_ROI_X,
   PROP_ROI_Y,
   PROP_ROI_WIDTH,
@@ -87,6 +89,7 @@ typedef struct
   gboolean post_messages;
   guint64 interval;
   gboolean attach_meta;
+  GstCudaFiltersArrayFormat array_format;
   guint roi_x, roi_y, roi_width, roi_height;
 
   /* the frame of the current transform, between process() and finish() */
@@ -98,6 +101,8 @@ typedef struct
   CfResults *results;
 
   /* under the results' lock (cf_results_lock) */
+  /* the format of the message or meta fill_structure() fills */
+  GstCudaFiltersArrayFormat filling_format;
   GstVideoInfo info;
   gsize total_size;
   /* the interval being summed: frames stays under G_MAXUINT (the message's
@@ -175,30 +180,6 @@ region_of_frame (GstCudaFiltersAnalysis * self,
 
 /* ---- the interval and its messages ------------------------------------ */
 
-/* The fields every message and meta has. */
-static void
-set_common_fields (GstStructure * s, GstClockTime pts, GstClockTime
-    stream_time, GstClockTime running_time, GstClockTime duration,
-    guint frames, guint64 pixels, const GstCudaFiltersRegion * region)
-{
-  GValue names = G_VALUE_INIT, name = G_VALUE_INIT;
-  guint c;
-
-  gst_structure_set (s, "timestamp", G_TYPE_UINT64, pts,
-      "stream-time", G_TYPE_UINT64, stream_time,
-      "running-time", G_TYPE_UINT64, running_time,
-      "duration", G_TYPE_UINT64, duration,
-      "frames", G_TYPE_UINT, frames, "pixels", G_TYPE_UINT64, pixels, NULL);
-  gst_value_array_init (&names, region->n_channels);
-  g_value_init (&name, G_TYPE_STRING);
-  for (c = 0; c < region->n_channels; c++) {
-    g_value_set_static_string (&name, region->channel_names[c]);
-    gst_value_array_append_value (&names, &name);
-  }
-  g_value_unset (&name);
-  gst_structure_take_value (s, "channels", &names);
-}
-
 /* Called with the results' lock. */
 static void
 reset_interval (GstCudaFiltersAnalysis * self)
@@ -237,6 +218,7 @@ take_interval_message (GstCudaFiltersAnalysis * self)
 
   GST_OBJECT_LOCK (self);
   post = priv->post_messages;
+  priv->filling_format = priv->array_format;
   GST_OBJECT_UNLOCK (self);
 
   if (post && priv->frames > 0) {
@@ -246,9 +228,9 @@ take_interval_message (GstCudaFiltersAnalysis * self)
     GstStructure *s = gst_structure_new_empty (klass->message_name);
 
     /* (add_frame() keeps frames within a guint) */
-    set_common_fields (s, priv->start_pts, priv->start_stream_time,
-        priv->start_running_time, duration, (guint) priv->frames,
-        priv->pixels, &priv->region);
+    gst_cuda_filters_structure_set_common (s, priv->start_pts,
+        priv->start_stream_time, priv->start_running_time, duration,
+        (guint) priv->frames, priv->pixels, &priv->region);
     klass->fill_structure (self, s, priv->total, (guint) priv->frames,
         &priv->region);
     msg = gst_message_new_element (GST_OBJECT (self), s);
@@ -258,23 +240,17 @@ take_interval_message (GstCudaFiltersAnalysis * self)
 }
 
 /**
- * gst_cuda_filters_analysis_interval_fits:
- * @frames: frames in the interval so far
- * @pixels: their pixels
- * @frame_pixels: the next frame's
+ * gst_cuda_filters_analysis_get_array_format:
+ * @self: the element
  *
- * Whether the next frame can join the interval with the message's
- * `frames` (a G_TYPE_UINT) and `pixels` (a G_TYPE_UINT64) still exact.
- * Each frame has at most G_MAXUINT pixels (its caps are refused from 4 GiB
- * on), so `pixels` would not overflow before `frames` does.  Checked all
- * the same: the elements' sums are bounded by it (a histogram's counts of a
- * channel are its samples, at most the pixels).
+ * For fill_structure(): the format of the long arrays of the message or
+ * meta it fills (#GstCudaFiltersAnalysis:array-format when its filling
+ * began), for gst_cuda_filters_structure_take_values().
  */
-gboolean
-gst_cuda_filters_analysis_interval_fits (guint64 frames, guint64 pixels,
-    guint64 frame_pixels)
+GstCudaFiltersArrayFormat
+gst_cuda_filters_analysis_get_array_format (GstCudaFiltersAnalysis * self)
 {
-  return frames < G_MAXUINT && frame_pixels <= G_MAXUINT64 - pixels;
+  return PRIV (self)->filling_format;
 }
 
 /* Adds a finished frame to the interval; returns the message when that
@@ -530,8 +506,11 @@ attach_result_meta (GstCudaFiltersAnalysis * self, GstBuffer * buf,
   GstStructure *s = gst_custom_meta_get_structure (meta);
   gpointer total = g_malloc0 (MAX (priv->total_size, 1));
 
-  set_common_fields (s, p->pts, p->stream_time, p->running_time,
-      p->duration, 1, p->region.pixels, &p->region);
+  GST_OBJECT_LOCK (self);
+  priv->filling_format = priv->array_format;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_filters_structure_set_common (s, p->pts, p->stream_time,
+      p->running_time, p->duration, 1, p->region.pixels, &p->region);
   klass->accumulate (self, total, result, 0);
   klass->fill_structure (self, s, total, 1, &p->region);
   g_free (total);
@@ -650,6 +629,9 @@ gst_cuda_filters_analysis_set_property (GObject * object, guint prop_id,
     case PROP_ATTACH_META:
       priv->attach_meta = g_value_get_boolean (value);
       break;
+    case PROP_ARRAY_FORMAT:
+      priv->array_format = g_value_get_enum (value);
+      break;
     case PROP_ROI_X:
       priv->roi_x = g_value_get_uint (value);
       break;
@@ -685,6 +667,9 @@ gst_cuda_filters_analysis_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ATTACH_META:
       g_value_set_boolean (value, priv->attach_meta);
+      break;
+    case PROP_ARRAY_FORMAT:
+      g_value_set_enum (value, priv->array_format);
       break;
     case PROP_ROI_X:
       g_value_set_uint (value, priv->roi_x);
@@ -766,6 +751,22 @@ gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
           "Attach each frame's results to it as a GstCustomMeta (the frame "
           "then waits for them)", DEFAULT_ATTACH_META, flags));
   /**
+   * GstCudaFiltersAnalysis:array-format:
+   *
+   * How the long arrays are posted, in messages and meta: cudahist's
+   * counts, cudasum's `row-means` and `column-means`.  `value-array`, a
+   * #GstValueArray, is what gst-launch-1.0 -m prints.  `buffer`, a
+   * #GstBuffer of the values as they lie in memory (guint64 counts,
+   * gdouble means, in the machine's byte order), costs a fraction of the
+   * CPU time to build and to read: for applications that read every
+   * frame's results, or many streams' (docs/performance.md).
+   */
+  g_object_class_install_property (gobject_class, PROP_ARRAY_FORMAT,
+      g_param_spec_enum ("array-format", "Array format",
+          "How long arrays (histogram counts, profiles) are posted",
+          GST_TYPE_CUDA_FILTERS_ARRAY_FORMAT,
+          GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY, flags));
+  /**
    * GstCudaFiltersAnalysis:roi-x:
    *
    * Left edge of the region analysed, in pixels.  The region is clipped to
@@ -825,6 +826,7 @@ gst_cuda_filters_analysis_class_init (GstCudaFiltersAnalysisClass * klass)
       "cudafiltersanalysis", 0, "gst-cudafilters analysis base class");
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTERS_ANALYSIS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FILTERS_ARRAY_FORMAT, 0);
 }
 
 static void

@@ -167,5 +167,37 @@ void gst_cuda_filters_analysis_class_set_names (GstCudaFiltersAnalysisClass *
 void gst_cuda_filters_structure_take_array (GstStructure * s,
     const gchar * name, GType type, guint n, gconstpointer values);
 
+/**
+ * GstCudaFiltersArrayFormat:
+ * @GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY: a #GstValueArray, one #GValue
+ *   a value
+ * @GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER: a #GstBuffer of the values packed
+ *   in the machine's byte order
+ *
+ * How an analysis element posts its long arrays: cudahist's counts,
+ * cudasum's profiles.
+ */
+typedef enum
+{
+  GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY,
+  GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER,
+} GstCudaFiltersArrayFormat;
+
+#define GST_TYPE_CUDA_FILTERS_ARRAY_FORMAT \
+  (gst_cuda_filters_array_format_get_type ())
+GType gst_cuda_filters_array_format_get_type (void);
+
+void gst_cuda_filters_structure_take_values (GstStructure * s,
+    const gchar * name, GType type, guint n, gconstpointer values,
+    GstCudaFiltersArrayFormat format);
+
+GstCudaFiltersArrayFormat
+gst_cuda_filters_analysis_get_array_format (GstCudaFiltersAnalysis * self);
+
+void gst_cuda_filters_structure_set_common (GstStructure * s,
+    GstClockTime pts, GstClockTime stream_time, GstClockTime running_time,
+    GstClockTime duration, guint frames, guint64 pixels,
+    const GstCudaFiltersRegion * region);
+
 G_END_DECLS
 #endif /* __GST_CUDA_FILTERS_ANALYSIS_H__ */

@@ -9,8 +9,9 @@
  */
 
 /* Exact sums past 64 bits, the variance and percentiles computed from
- * them, and arrays of values in a message: what cudahist and cudasum build
- * their results with, tested on the CPU in tests/check/libs/base.c. */
+ * them, and the fields and arrays of values of a message: what cudahist
+ * and cudasum build their results with, tested on the CPU in
+ * tests/check/libs/base.c. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -57,6 +58,114 @@ gst_cuda_filters_structure_take_array (GstStructure * s, const gchar * name,
     gst_value_array_append_and_take_value (&array, &v);
   }
   gst_structure_take_value (s, name, &array);
+}
+
+/**
+ * gst_cuda_filters_structure_set_common:
+ * @s: the structure
+ * @pts: @stream_time: @running_time: the first frame's times
+ * @duration: from the first frame's start to the last frame's end
+ * @frames: frames summed
+ * @pixels: pixels of the region summed over them
+ * @region: the channels' names
+ *
+ * Sets the fields every message and meta has.
+ */
+void
+gst_cuda_filters_structure_set_common (GstStructure * s, GstClockTime pts,
+    GstClockTime stream_time, GstClockTime running_time,
+    GstClockTime duration, guint frames, guint64 pixels,
+    const GstCudaFiltersRegion * region)
+{
+  GValue names = G_VALUE_INIT, name = G_VALUE_INIT;
+  guint c;
+
+  gst_structure_set (s, "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64, stream_time,
+      "running-time", G_TYPE_UINT64, running_time,
+      "duration", G_TYPE_UINT64, duration,
+      "frames", G_TYPE_UINT, frames, "pixels", G_TYPE_UINT64, pixels, NULL);
+  gst_value_array_init (&names, region->n_channels);
+  g_value_init (&name, G_TYPE_STRING);
+  for (c = 0; c < region->n_channels; c++) {
+    g_value_set_static_string (&name, region->channel_names[c]);
+    gst_value_array_append_value (&names, &name);
+  }
+  g_value_unset (&name);
+  gst_structure_take_value (s, "channels", &names);
+}
+
+GType
+gst_cuda_filters_array_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY, "A GstValueArray, one GValue "
+          "a value (as gst-launch-1.0 -m prints it)", "value-array"},
+    {GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER, "A GstBuffer of the values packed "
+          "in the machine's byte order (guint64 counts, gdouble means)",
+        "buffer"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaFiltersArrayFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * gst_cuda_filters_structure_take_values:
+ * @s: the structure
+ * @name: the field
+ * @type: G_TYPE_UINT64, G_TYPE_UINT or G_TYPE_DOUBLE
+ * @n: how many values
+ * @values: @n guint64, guint or gdouble
+ * @format: how to post them
+ *
+ * Sets field @name of @s to @values, a long array (a histogram's counts, a
+ * profile): as gst_cuda_filters_structure_take_array() does, or, in
+ * @format GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER, as a #GstBuffer holding a
+ * copy of the @n values as they are in memory.  Building 1024 GValues and
+ * the arrays that hold them is most of the CPU time a cudahist frame takes
+ * (docs/performance.md); a buffer is one copy.
+ */
+void
+gst_cuda_filters_structure_take_values (GstStructure * s, const gchar * name,
+    GType type, guint n, gconstpointer values, GstCudaFiltersArrayFormat format)
+{
+  GValue v = G_VALUE_INIT;
+  gsize size = type == G_TYPE_UINT ? sizeof (guint) : sizeof (guint64);
+
+  if (format != GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER) {
+    gst_cuda_filters_structure_take_array (s, name, type, n, values);
+    return;
+  }
+  g_value_init (&v, GST_TYPE_BUFFER);
+  g_value_take_boxed (&v, n ? gst_buffer_new_memdup (values, n * size) :
+      gst_buffer_new ());
+  gst_structure_take_value (s, name, &v);
+}
+
+/**
+ * gst_cuda_filters_analysis_interval_fits:
+ * @frames: frames in the interval so far
+ * @pixels: their pixels
+ * @frame_pixels: the next frame's
+ *
+ * Whether the next frame can join the interval with the message's
+ * `frames` (a G_TYPE_UINT) and `pixels` (a G_TYPE_UINT64) still exact.
+ * Each frame has at most G_MAXUINT pixels (its caps are refused from 4 GiB
+ * on), so `pixels` would not overflow before `frames` does.  Checked all
+ * the same: the elements' sums are bounded by it (a histogram's counts of a
+ * channel are its samples, at most the pixels).
+ */
+gboolean
+gst_cuda_filters_analysis_interval_fits (guint64 frames, guint64 pixels,
+    guint64 frame_pixels)
+{
+  return frames < G_MAXUINT && frame_pixels <= G_MAXUINT64 - pixels;
 }
 
 /**

@@ -35,7 +35,9 @@
  * - `channels` (GstValueArray of G_TYPE_STRING): the channels' names;
  * - `bins` (G_TYPE_UINT): the number of bins;
  * - one field per channel, named by the channel (`R`, `Y`, ...): its
- *   counts, a GstValueArray of `bins` G_TYPE_UINT64.  The counts of a
+ *   counts, a GstValueArray of `bins` G_TYPE_UINT64 (or, with
+ *   #GstCudaFiltersAnalysis:array-format `buffer`, a GstBuffer of `bins`
+ *   guint64 in the machine's byte order).  The counts of a
  *   full-resolution channel sum to `pixels`; subsampled chroma counts every
  *   chroma sample that covers part of the region.
  *
@@ -139,6 +141,8 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
 {
   GstCudaHist *self = GST_CUDA_HIST (analysis);
   const guint64 *sum = total;
+  GstCudaFiltersArrayFormat format =
+      gst_cuda_filters_analysis_get_array_format (analysis);
   guint bins, c, v;
 
   GST_OBJECT_LOCK (self);
@@ -151,8 +155,8 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
 
     for (v = 0; v < CF_HIST_BINS; v++)
       folded[v * bins / CF_HIST_BINS] += sum[c * CF_HIST_BINS + v];
-    gst_cuda_filters_structure_take_array (s, region->channel_names[c],
-        G_TYPE_UINT64, bins, folded);
+    gst_cuda_filters_structure_take_values (s, region->channel_names[c],
+        G_TYPE_UINT64, bins, folded, format);
   }
 }
 

@@ -563,6 +563,8 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
   if ((t->has & HAS_PROFILES) && t->profile_frames > 0) {
     const guint64 *rows = total_rows (t);
     const guint64 *columns = rows + t->profile_height;
+    GstCudaFiltersArrayFormat format =
+        gst_cuda_filters_analysis_get_array_format (analysis);
     gdouble *means_y = g_new (gdouble, MAX (t->profile_height, 1));
     gdouble *means_x = g_new (gdouble, MAX (t->profile_width, 1));
     gint i;
@@ -574,10 +576,10 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     for (i = 0; i < t->profile_width; i++)
       means_x[i] = t->profile_height ? (gdouble) columns[i] /
           ((gdouble) t->profile_frames * t->profile_height) : 0.0;
-    gst_cuda_filters_structure_take_array (s, "row-means", G_TYPE_DOUBLE,
-        t->profile_height, means_y);
-    gst_cuda_filters_structure_take_array (s, "column-means", G_TYPE_DOUBLE,
-        t->profile_width, means_x);
+    gst_cuda_filters_structure_take_values (s, "row-means", G_TYPE_DOUBLE,
+        t->profile_height, means_y, format);
+    gst_cuda_filters_structure_take_values (s, "column-means", G_TYPE_DOUBLE,
+        t->profile_width, means_x, format);
     g_free (means_y);
     g_free (means_x);
   }
@@ -821,7 +823,8 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
    * GstCudaSum:profiles:
    *
    * Adds `row-means` and `column-means`, the mean luma of every row and
-   * column of the region.
+   * column of the region: GstValueArrays of G_TYPE_DOUBLE, or with
+   * #GstCudaFiltersAnalysis:array-format `buffer` GstBuffers of gdouble.
    */
   g_object_class_install_property (gobject_class, PROP_PROFILES,
       g_param_spec_boolean ("profiles", "Profiles",

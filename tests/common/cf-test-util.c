@@ -360,3 +360,60 @@ cf_test_suite (const gchar * name, const CfTestEntry * entries, guint n_entries)
   }
   return s;
 }
+
+guint
+cf_test_array_length (const GstStructure * s, const gchar * field)
+{
+  const GValue *v = gst_structure_get_value (s, field);
+
+  fail_unless (v != NULL, "no field %s", field);
+  if (GST_VALUE_HOLDS_ARRAY (v))
+    return gst_value_array_get_size (v);
+  fail_unless (GST_VALUE_HOLDS_BUFFER (v), "field %s is a %s, neither a "
+      "GstValueArray nor a GstBuffer", field, G_VALUE_TYPE_NAME (v));
+  fail_unless (gst_buffer_get_size (gst_value_get_buffer (v)) % 8 == 0,
+      "field %s: a buffer of %" G_GSIZE_FORMAT " bytes", field,
+      gst_buffer_get_size (gst_value_get_buffer (v)));
+  return gst_buffer_get_size (gst_value_get_buffer (v)) / 8;
+}
+
+/* value @i of @field, of @type: its 8 bytes into @out */
+static void
+array_value (const GstStructure * s, const gchar * field, guint i,
+    GType type, gpointer out)
+{
+  const GValue *v = gst_structure_get_value (s, field);
+
+  fail_unless (i < cf_test_array_length (s, field), "%s[%u]: past the end",
+      field, i);
+  if (GST_VALUE_HOLDS_BUFFER (v)) {
+    fail_unless (gst_buffer_extract (gst_value_get_buffer (v), (gsize) i * 8,
+            out, 8) == 8);
+    return;
+  }
+  v = gst_value_array_get_value (v, i);
+  fail_unless (G_VALUE_HOLDS (v, type), "%s[%u] is a %s", field, i,
+      G_VALUE_TYPE_NAME (v));
+  if (type == G_TYPE_UINT64)
+    *(guint64 *) out = g_value_get_uint64 (v);
+  else
+    *(gdouble *) out = g_value_get_double (v);
+}
+
+guint64
+cf_test_array_uint64 (const GstStructure * s, const gchar * field, guint i)
+{
+  guint64 value;
+
+  array_value (s, field, i, G_TYPE_UINT64, &value);
+  return value;
+}
+
+gdouble
+cf_test_array_double (const GstStructure * s, const gchar * field, guint i)
+{
+  gdouble value;
+
+  array_value (s, field, i, G_TYPE_DOUBLE, &value);
+  return value;
+}

@@ -184,4 +184,14 @@ void cf_test_push_timed (GstHarness * h, GstBuffer * frame, guint i);
 GstStructure *cf_test_meta_result (GstHarness * h, GstBuffer * in,
     const gchar * meta_name, const gchar * name);
 
+/* A long array of a message or meta in either array-format: a
+ * GstValueArray, or a GstBuffer of 8-byte values packed.  Its length
+ * (failing the test when @field is missing or neither), and its value @i
+ * (failing when out of range or of another type). */
+guint cf_test_array_length (const GstStructure * s, const gchar * field);
+guint64 cf_test_array_uint64 (const GstStructure * s, const gchar * field,
+    guint i);
+gdouble cf_test_array_double (const GstStructure * s, const gchar * field,
+    guint i);
+
 #endif

@@ -83,15 +83,14 @@ check_counts (const GstStructure * s, GstBuffer * buf,
 
   for (c = 0; c < n; c++) {
     const gchar *name = channel_name (info, c);
-    const GValue *arr = gst_structure_get_value (s, name);
     guint64 total = 0;
 
     fail_unless_equals_string (g_value_get_string
         (gst_value_array_get_value (names, c)), name);
-    fail_unless (arr && gst_value_array_get_size (arr) == bins,
-        "%s: channel %s missing or of the wrong size", what, name);
+    fail_unless (cf_test_array_length (s, name) == bins,
+        "%s: channel %s of the wrong size", what, name);
     for (b = 0; b < bins; b++) {
-      guint64 got = g_value_get_uint64 (gst_value_array_get_value (arr, b));
+      guint64 got = cf_test_array_uint64 (s, name, b);
       fail_unless (got == want[c][b] * frames, "%s: channel %s bin %u: got %"
           G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, what, name, b, got,
           want[c][b] * frames);
@@ -123,6 +122,10 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
   s = cf_test_message_of (launch, in, &info, what);
   /* the counts of the frame as pushed (the video meta describes it) */
   check_counts (s, in, &info, roi, bins, 1, what);
+  fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s,
+              channel_name (&info, 0))) ==
+      (strstr (launch, "array-format=buffer") != NULL), "%s: array format",
+      what);
   gst_structure_free (s);
   gst_buffer_unref (in);
   g_free (what);
@@ -161,9 +164,10 @@ GST_START_TEST (test_bins_and_regions)
     for (r = 0; r < G_N_ELEMENTS (cf_test_rois); r++)
       for (b = 0; b < G_N_ELEMENTS (bins); b++) {
         const Roi *roi = &cf_test_rois[r];
+        /* the counts as value arrays and as buffers */
         gchar *launch = g_strdup_printf ("cudahist bins=%u roi-x=%u roi-y=%u "
-            "roi-width=%u roi-height=%u", bins[b], roi->x, roi->y, roi->w,
-            roi->h);
+            "roi-width=%u roi-height=%u array-format=%s", bins[b], roi->x,
+            roi->y, roi->w, roi->h, (r + b) % 2 ? "buffer" : "value-array");
         run_frame (launch, formats[f], 301, 211, 12, FRAME_RANDOM, bins[b],
             roi);
         g_free (launch);
@@ -252,15 +256,15 @@ GST_START_TEST (test_interval)
 
 GST_END_TEST;
 
-/* The meta holds the counts of the frame's region (the rest of the meta:
- * analysis.c). */
+/* The meta holds the counts of the frame's region, here as buffers (the
+ * rest of the meta: analysis.c). */
 GST_START_TEST (test_meta)
 {
   static const Roi part = { 2, 3, 20, 10 };
   GstBus *bus;
   GstHarness *h = cf_test_timed_harness ("cudahist attach-meta=true bins=32 "
-      "roi-x=2 roi-y=3 roi-width=20 roi-height=10", GST_VIDEO_FORMAT_RGBA, 64,
-      48, &bus);
+      "roi-x=2 roi-y=3 roi-width=20 roi-height=10 array-format=buffer",
+      GST_VIDEO_FORMAT_RGBA, 64, 48, &bus);
   GstVideoInfo info;
   guint i;
 
@@ -272,6 +276,7 @@ GST_START_TEST (test_meta)
         "cudahist");
 
     check_counts (s, in, &info, &part, 32, 1, "meta");
+    fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s, "R")));
     gst_structure_free (s);
     gst_buffer_unref (in);
   }

@@ -190,12 +190,14 @@ check_stats (const GstStructure * s, const Expected * e, guint frames,
     }
   }
   if (profiles) {
+    fail_unless_equals_int (cf_test_array_length (s, "row-means"), e->rh);
+    fail_unless_equals_int (cf_test_array_length (s, "column-means"), e->rw);
     for (i = 0; i < e->rh; i++)
-      check_close (double_at (s, "row-means", i), e->rw ?
+      check_close (cf_test_array_double (s, "row-means", i), e->rw ?
           (gdouble) e->row_sums[i] / ((gdouble) frames * e->rw) : 0.0, what,
           "row-means", i);
     for (i = 0; i < e->rw; i++)
-      check_close (double_at (s, "column-means", i), e->rh ?
+      check_close (cf_test_array_double (s, "column-means", i), e->rh ?
           (gdouble) e->column_sums[i] / ((gdouble) frames * e->rh) : 0.0,
           what, "column-means", i);
   } else {
@@ -318,8 +320,8 @@ GST_START_TEST (test_every_format_system_memory)
         &whole);
     run_frame ("cudasum " ALL_OPTIONS, format, 640, 361, 4, FRAME_SOLID,
         &whole);
-    run_frame ("cudasum " ALL_OPTIONS, format, 333, 64, 0, FRAME_GRADIENT,
-        &whole);
+    run_frame ("cudasum array-format=buffer " ALL_OPTIONS, format, 333, 64,
+        0, FRAME_GRADIENT, &whole);
     /* the statistics alone: the kernel without its key features */
     run_frame ("cudasum percentiles=true profiles=true", format, 97, 31, 8,
         FRAME_RANDOM, &whole);
@@ -757,11 +759,18 @@ GST_START_TEST (test_options_while_playing)
 
     g_object_set (sum, "percentiles", on, "profiles", on, "detect",
         on ? 7 : 0, NULL);
+    /* the profiles as value arrays, then as buffers */
+    gst_util_set_object_arg (G_OBJECT (sum), "array-format", i == 3 ?
+        "buffer" : "value-array");
     gst_object_unref (sum);
     cf_test_push_timed (hr, frame, i);
     s = next_statistics (bus, 10 * GST_SECOND);
     fail_unless (s != NULL);
     check_stats (s, &e, 1, on, on, "options while playing");
+    if (on)
+      fail_unless (i == 3 ? GST_VALUE_HOLDS_BUFFER (gst_structure_get_value
+              (s, "row-means")) : GST_VALUE_HOLDS_ARRAY
+          (gst_structure_get_value (s, "row-means")));
     fail_unless (gst_structure_has_field (s, "crop-x") == on);
     fail_unless (gst_structure_has_field (s, "black-ratio") == on);
     fail_unless (gst_structure_has_field (s, "frame-diff") == on);

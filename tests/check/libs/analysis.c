@@ -779,6 +779,61 @@ GST_START_TEST (test_variance_numerator)
 
 GST_END_TEST;
 
+/* Long arrays in both formats hold the same values: a GstValueArray of
+ * them, or a GstBuffer of them as they lie in memory; none is a buffer of
+ * no bytes. */
+GST_START_TEST (test_array_formats)
+{
+  GstStructure *s = gst_structure_new_empty ("test");
+  GRand *rand = g_rand_new ();
+  guint64 counts[301], first;
+  gdouble means[7];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (counts); i++)
+    counts[i] = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+  for (i = 0; i < G_N_ELEMENTS (means); i++)
+    means[i] = g_rand_double_range (rand, 0, 255);
+  gst_cuda_filters_structure_take_values (s, "counts", G_TYPE_UINT64,
+      G_N_ELEMENTS (counts), counts, GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY);
+  gst_cuda_filters_structure_take_values (s, "counts-buffer", G_TYPE_UINT64,
+      G_N_ELEMENTS (counts), counts, GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER);
+  gst_cuda_filters_structure_take_values (s, "means", G_TYPE_DOUBLE,
+      G_N_ELEMENTS (means), means, GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY);
+  gst_cuda_filters_structure_take_values (s, "means-buffer", G_TYPE_DOUBLE,
+      G_N_ELEMENTS (means), means, GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER);
+  gst_cuda_filters_structure_take_values (s, "none", G_TYPE_DOUBLE, 0, means,
+      GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER);
+  /* the values are copied: changing them now changes nothing */
+  first = counts[0];
+  counts[0] = ~first;
+
+  fail_unless (GST_VALUE_HOLDS_ARRAY (gst_structure_get_value (s, "counts")));
+  fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s,
+              "counts-buffer")));
+  fail_unless_equals_int (cf_test_array_length (s, "counts"),
+      G_N_ELEMENTS (counts));
+  fail_unless_equals_int (cf_test_array_length (s, "counts-buffer"),
+      G_N_ELEMENTS (counts));
+  for (i = 0; i < G_N_ELEMENTS (counts); i++) {
+    guint64 want = i ? counts[i] : first;
+    fail_unless (cf_test_array_uint64 (s, "counts", i) == want);
+    fail_unless (cf_test_array_uint64 (s, "counts-buffer", i) == want);
+  }
+  fail_unless_equals_int (cf_test_array_length (s, "means-buffer"),
+      G_N_ELEMENTS (means));
+  for (i = 0; i < G_N_ELEMENTS (means); i++) {
+    fail_unless (cf_test_array_double (s, "means", i) == means[i]);
+    fail_unless (cf_test_array_double (s, "means-buffer", i) == means[i]);
+  }
+  fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s, "none")));
+  fail_unless_equals_int (cf_test_array_length (s, "none"), 0);
+  g_rand_free (rand);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_percentile)
 {
   guint64 counts[256] = { 0, };
@@ -1435,7 +1490,8 @@ CF_TEST_SUITE (analysis_cpu_suite, "analysis-cpu",
     CF_TEST_CASE ("cpu", 0),
     CF_TEST (test_interval_limits),
     CF_TEST (test_u128_sum),
-    CF_TEST (test_variance_numerator), CF_TEST (test_percentile));
+    CF_TEST (test_variance_numerator), CF_TEST (test_percentile),
+    CF_TEST (test_array_formats));
 
 static gboolean
 gpu_present_and_element_registered (void)
