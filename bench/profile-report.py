@@ -10,7 +10,8 @@ stack (self: a library's unnamed internals count to the named function
 that called them), and by function anywhere on the stack (inclusive; each named function once a sample).
 Functions that dladdr() could not name (static ones) are named with
 addr2line from the binaries found under --lib-dir (by default the build
-directories, build*/, whose binaries have their symbol tables); the rest
+directories, build*/, whose binaries have their symbol tables: they must
+be the very binaries that ran, as a rebuild moves the offsets); the rest
 stay module+offset, and count only where the sample fell (addr2line would
 give a stripped library's static function the name of the exported one
 before it).
