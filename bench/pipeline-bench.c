@@ -11,6 +11,12 @@
  *             whole pipeline, so CUDA elements read it in place: no
  *             transfers at all;
  *   system    ordinary system memory, for CPU elements (no PCIe bound);
+ *   h264      decoded by nvh264dec, in CUDA memory: an H.264 clip of
+ *             --clip-frames frames of --width x --height that the
+ *             benchmark encodes first (openh264enc), read by filesrc; the
+ *             timed pass is the whole clip, from PLAYING to EOS (no
+ *             latency pass), and `--chain identity` gives the decoder's
+ *             own rate;
  * and, for pinned and pageable input, the rate PCIe allows, measured in the
  * same run.
  *
@@ -18,7 +24,7 @@
  *                  [--format RGBA] [--width 3840] [--height 2160]
  *                  [--frames 600] [--max-seconds 0] [--latency-frames 100]
  *                  [--out-bytes-per-pixel 1] [--csv FILE]
- *                  [--threads] [--profile FILE]
+ *                  [--streams 1,2,4] [--gpus 1] [--threads] [--profile FILE]
  *
  * --chain may be given several times; --input takes a comma-separated list
  * (`both` is pinned,pageable).  The source costs nothing: a few frames are
@@ -41,13 +47,22 @@
  * A chain whose element is missing is reported as skipped, and the others
  * still run.  --csv appends one row per chain and input that ran, with the
  * header `gpu,pipeline,input,format,width,height,frames,fps,
- * latency_ms_median,latency_ms_p99,pcie_bound_fps,cpu_us_per_frame,cores`
+ * latency_ms_median,latency_ms_p99,pcie_bound_fps,cpu_us_per_frame,cores,
+ * streams,gpus`
  * written when the file is created.  The CPU figures are the process's
  * (every thread, user and system) over the timed pass: per frame, and over
  * its wall time, the cores kept busy.  Element messages (the analysis
  * elements' results) are freed as they are posted, in the bus's sync
  * handler, so their cost is counted and none pile up; `--chain identity`
- * gives the cost of the benchmark's own source and sink.  --threads adds
+ * gives the cost of the benchmark's own source and sink.
+ *
+ * --streams N runs each chain as N pipelines at once in this process, each
+ * pushed by a thread of its own, their timed passes started together: the
+ * row gives the frames of all N over the time from the first push to the
+ * last arrival (the aggregate rate), and the CPU over all of them.  The
+ * pipelines share one CUDA context a GPU (GstContext, as an application
+ * shares it), and --gpus K spreads them over K GPUs, stream s on device
+ * s % K.  The latency pass runs with one stream only.  --threads adds
  * the timed pass's CPU time by thread under each row; --profile FILE
  * samples the timed pass's call stacks into FILE, for
  * bench/profile-report.py. */
@@ -55,6 +70,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
@@ -78,11 +95,12 @@ typedef enum
   INPUT_PAGEABLE,
   INPUT_CUDA,
   INPUT_SYSTEM,
+  INPUT_H264,
   N_INPUTS
 } InputKind;
 
 static const gchar *input_names[N_INPUTS] =
-    { "pinned", "pageable", "cuda", "system" };
+    { "pinned", "pageable", "cuda", "system", "h264" };
 
 typedef enum
 {
@@ -107,13 +125,16 @@ typedef struct
   gchar *threads;               /* --threads: CPU by thread, printed */
 } RunResult;
 
-/* one chain's results, by input */
-typedef RunResult RunRow[N_INPUTS];
+
+/* results[] of chain c, input k, the m-th stream count */
+#define RESULT_INDEX(c, k, m) (((c) * N_INPUTS + (k)) * n_counts + (m))
 
 typedef struct
 {
   gint n_frames, lat_frames;
   double max_seconds;
+  const gchar *clip;            /* input h264: the clip, and its frames */
+  gint clip_frames;
   gboolean threads;             /* report CPU by thread */
   const gchar *profile;         /* sample stacks into this file */
 } RunLimits;
@@ -416,124 +437,162 @@ push (GstElement * src, GstBuffer * buf, gint64 * pushed, gint index)
   gst_app_src_push_buffer (GST_APP_SRC (src), buf);
 }
 
-/* Runs @chain once with @input frames. */
-static RunResult
-run (const gchar * chain, const GstVideoInfo * info, InputKind input,
-    const RunLimits * lim, GstCudaContext * cuda_ctx)
+/* One pipeline of a run, and what its passes measured. */
+typedef struct
 {
-  RunResult r = { 0, };
+  GstElement *pipeline, *src, *first;
+  GstBus *bus;
+  GstBuffer *frames[N_SOURCE_FRAMES];
+  GstBufferPool *pool;
+  Arrivals a;
+  gint64 *pushed;
+  double *lat;
+  gint n;                       /* frames pushed so far */
+  gint n_lat, n_timed;
+  double lat_median_ms;         /* for the budget of the timed pass */
+  gboolean h264;                /* fed by nvh264dec from the clip */
+  gint64 t0, t_end;             /* the timed pass: first push, last arrival */
+  gchar *why, *note;
+} Stream;
+
+/* Builds and starts @chain's pipeline with @input frames, and runs the
+ * warm-up and (with @latency) latency passes. */
+static RunStatus
+stream_setup (Stream * st, const gchar * chain, const GstVideoInfo * info,
+    InputKind input, const RunLimits * lim, GstCudaContext * cuda_ctx,
+    gboolean latency)
+{
   gsize size = GST_VIDEO_INFO_SIZE (info);
   gint capacity = 1 + N_SOURCE_FRAMES + lim->lat_frames + lim->n_frames;
   gchar *desc;
   GError *error = NULL;
-  GstElement *pipeline, *src, *sink, *first;
-  GstBuffer *frames[N_SOURCE_FRAMES] = { NULL, };
-  GstBufferPool *pool = NULL;
+  GstElement *sink;
   GstCaps *caps = gst_video_info_to_caps (info);
-  Arrivals a = { 0, };
-  GstBus *bus;
-  GstMessage *msg;
-  gint64 *pushed, t0, budget, cpu0 = 0, cpu1;
-  CpuThreads *threads0 = NULL, *threads1 = NULL;
-  gboolean profiling = FALSE;
-  double *lat;
-  gint i, n = 0, n_lat = 0, n_timed = 0;
+  gint64 t0, budget;
+  gint i;
 
-  r.status = RUN_FAILED;
   if (input == INPUT_CUDA)
     gst_caps_set_features (caps, 0,
         gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
 
-  desc = g_strdup_printf ("appsrc name=src format=time max-bytes=%"
-      G_GSIZE_FORMAT " ! %s ! fakesink name=sink sync=false "
-      "signal-handoffs=true", (gsize) (IN_FLIGHT + 1) * size, chain);
-  pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS,
-      &error);
+  if (input == INPUT_H264) {
+    capacity = lim->clip_frames + 1;
+    desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+        "nvh264dec name=src ! %s ! fakesink name=sink sync=false "
+        "signal-handoffs=true", lim->clip, chain);
+  } else {
+    desc = g_strdup_printf ("appsrc name=src format=time max-bytes=%"
+        G_GSIZE_FORMAT " ! %s ! fakesink name=sink sync=false "
+        "signal-handoffs=true", (gsize) (IN_FLIGHT + 1) * size, chain);
+  }
+  st->pipeline = gst_parse_launch_full (desc, NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, &error);
   g_free (desc);
-  if (!pipeline) {
-    r.status = g_error_matches (error, GST_PARSE_ERROR,
+  if (!st->pipeline) {
+    RunStatus status = g_error_matches (error, GST_PARSE_ERROR,
         GST_PARSE_ERROR_NO_SUCH_ELEMENT) ? RUN_SKIPPED : RUN_FAILED;
-    r.why = g_strdup (error->message);
+    st->why = g_strdup (error->message);
     g_clear_error (&error);
     gst_caps_unref (caps);
-    return r;
+    return status;
   }
 
-  g_mutex_init (&a.lock);
-  g_cond_init (&a.cond);
-  a.capacity = capacity;
-  a.arrival = g_new0 (gint64, capacity);
-  pushed = g_new0 (gint64, capacity);
-  lat = g_new0 (double, MAX (lim->lat_frames, 1));
+  g_mutex_init (&st->a.lock);
+  g_cond_init (&st->a.cond);
+  st->a.capacity = capacity;
+  st->a.arrival = g_new0 (gint64, capacity);
+  st->pushed = g_new0 (gint64, capacity);
+  st->lat = g_new0 (double, MAX (lim->lat_frames, 1));
 
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  st->src = gst_bin_get_by_name (GST_BIN (st->pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (st->pipeline), "sink");
   {
-    GstPad *srcpad = gst_element_get_static_pad (src, "src");
+    GstPad *srcpad = gst_element_get_static_pad (st->src, "src");
     GstPad *peer = gst_pad_get_peer (srcpad);
-    first = gst_pad_get_parent_element (peer);
+    st->first = gst_pad_get_parent_element (peer);
     gst_object_unref (peer);
     gst_object_unref (srcpad);
   }
-  gst_app_src_set_caps (GST_APP_SRC (src), caps);
-  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &a);
-  bus = gst_element_get_bus (pipeline);
-  gst_bus_set_sync_handler (bus, on_bus_sync, &a, NULL);
+  if (input != INPUT_H264)
+    gst_app_src_set_caps (GST_APP_SRC (st->src), caps);
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &st->a);
+  gst_object_unref (sink);
+  st->bus = gst_element_get_bus (st->pipeline);
+  gst_bus_set_sync_handler (st->bus, on_bus_sync, &st->a, NULL);
 
-  if (input == INPUT_CUDA) {
-    /* the bin hands the context to every CUDA element, ours and nvcodec's,
-     * so they all read these frames in place */
+  if (cuda_ctx && input != INPUT_SYSTEM) {
+    /* the bin hands the context to every CUDA element, ours and nvcodec's:
+     * they read CUDA frames in place, and the pipelines of a run share
+     * one context a GPU */
     GstContext *context = gst_context_new_cuda_context (cuda_ctx);
-    gst_element_set_context (pipeline, context);
+    gst_element_set_context (st->pipeline, context);
     gst_context_unref (context);
-
-    pool = cuda_pool (cuda_ctx, caps, info);
-    if (!pool) {
-      r.why = g_strdup ("could not make a CUDA buffer pool");
-      goto out;
+  }
+  if (input == INPUT_CUDA) {
+    st->pool = cuda_pool (cuda_ctx, caps, info);
+    if (!st->pool) {
+      st->why = g_strdup ("could not make a CUDA buffer pool");
+      goto failed;
     }
     for (i = 0; i < N_SOURCE_FRAMES; i++) {
       GstMapInfo map;
-      if (gst_buffer_pool_acquire_buffer (pool, &frames[i], NULL) !=
-          GST_FLOW_OK || !fill (frames[i])) {
-        r.why = g_strdup ("could not fill a CUDA frame");
-        goto out;
+      if (gst_buffer_pool_acquire_buffer (st->pool, &st->frames[i], NULL) !=
+          GST_FLOW_OK || !fill (st->frames[i])) {
+        st->why = g_strdup ("could not fill a CUDA frame");
+        goto failed;
       }
       /* the host write leaves the device copy stale: upload it now, not
        * in the first element's first map */
-      if (!gst_buffer_map (frames[i], &map, GST_MAP_READ | GST_MAP_CUDA)) {
-        r.why = g_strdup ("could not map a CUDA frame");
-        goto out;
+      if (!gst_buffer_map (st->frames[i], &map, GST_MAP_READ | GST_MAP_CUDA)) {
+        st->why = g_strdup ("could not map a CUDA frame");
+        goto failed;
       }
-      gst_buffer_unmap (frames[i], &map);
+      gst_buffer_unmap (st->frames[i], &map);
     }
   }
 
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+  if (input == INPUT_H264) {
+    /* decoded and prerolled: the timed pass is the whole clip, from
+     * PLAYING to EOS */
+    st->h264 = TRUE;
+    if (gst_element_set_state (st->pipeline, GST_STATE_PAUSED) ==
+        GST_STATE_CHANGE_FAILURE || gst_element_get_state (st->pipeline,
+            NULL, NULL, FRAME_TIMEOUT * GST_USECOND) !=
+        GST_STATE_CHANGE_SUCCESS || st->a.error) {
+      st->why = g_strdup (st->a.error ? st->a.error :
+          "the pipeline would not preroll");
+      goto failed;
+    }
+    gst_caps_unref (caps);
+    return RUN_OK;
+  }
+
+  if (gst_element_set_state (st->pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
-    r.why = g_strdup (a.error ? a.error : "the pipeline would not start");
-    goto out;
+    st->why = g_strdup (st->a.error ? st->a.error :
+        "the pipeline would not start");
+    goto failed;
   }
 
   /* one frame to negotiate, so the first element can answer the
    * allocation query */
   if (input == INPUT_CUDA) {
-    push (src, gst_buffer_ref (frames[0]), pushed, n++);
+    push (st->src, gst_buffer_ref (st->frames[0]), st->pushed, st->n++);
   } else {
     GstBuffer *warm = gst_buffer_new_allocate (NULL, size, NULL);
     gst_buffer_memset (warm, 0, 0x40, size);
-    push (src, warm, pushed, n++);
+    push (st->src, warm, st->pushed, st->n++);
   }
-  if (!wait_arrivals (&a, n)) {
-    r.why = g_strdup_printf ("first frame: %s", a.error);
-    goto out;
+  if (!wait_arrivals (&st->a, st->n)) {
+    st->why = g_strdup_printf ("first frame: %s", st->a.error);
+    goto failed;
   }
 
   if (input == INPUT_CUDA) {
-    GstCudaContext *used = element_cuda_context (first);
+    GstCudaContext *used = element_cuda_context (st->first);
     if (used != cuda_ctx)
-      r.note = g_strdup ("the first element did not take the frames' CUDA "
-          "context: frames may be copied");
+      st->note = g_strdup ("the first element did not take the frames' "
+          "CUDA context: frames may be copied");
     gst_clear_object (&used);
   } else if (input == INPUT_PINNED) {
     GstBufferPoolAcquireParams dontwait = { 0, };
@@ -541,39 +600,41 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
 
     dontwait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
 
-    pool = proposed_pool (first, caps);
-    if (pool && (gst_buffer_pool_acquire_buffer (pool, &probe, &dontwait) !=
-            GST_FLOW_OK || !is_page_locked (probe))) {
-      gst_buffer_pool_set_active (pool, FALSE);
-      gst_clear_object (&pool);
+    st->pool = proposed_pool (st->first, caps);
+    if (st->pool && (gst_buffer_pool_acquire_buffer (st->pool, &probe,
+                &dontwait) != GST_FLOW_OK || !is_page_locked (probe))) {
+      gst_buffer_pool_set_active (st->pool, FALSE);
+      gst_clear_object (&st->pool);
     }
     gst_clear_buffer (&probe);
     /* a pool with fewer buffers than the source frames would block */
-    for (i = 0; pool && i < N_SOURCE_FRAMES; i++)
-      if (gst_buffer_pool_acquire_buffer (pool, &frames[i],
+    for (i = 0; st->pool && i < N_SOURCE_FRAMES; i++)
+      if (gst_buffer_pool_acquire_buffer (st->pool, &st->frames[i],
               &dontwait) != GST_FLOW_OK) {
         while (i >= 0)
-          gst_clear_buffer (&frames[i--]);
-        gst_buffer_pool_set_active (pool, FALSE);
-        gst_clear_object (&pool);
+          gst_clear_buffer (&st->frames[i--]);
+        gst_buffer_pool_set_active (st->pool, FALSE);
+        gst_clear_object (&st->pool);
       }
-    if (!pool)
-      r.note = g_strdup ("the chain proposed no page-locked pool: "
+    if (!st->pool)
+      st->note = g_strdup ("the chain proposed no page-locked pool: "
           "the benchmark's own cudaHostAlloc memory");
     for (i = 0; i < N_SOURCE_FRAMES; i++) {
-      if (!pool)
-        frames[i] = new_pinned_buffer (size);
-      if (!frames[i] || !fill (frames[i])) {
-        r.why = g_strdup ("could not make a pinned frame");
-        goto out;
+      if (!st->pool)
+        st->frames[i] = new_pinned_buffer (size);
+      if (!st->frames[i] || !fill (st->frames[i])) {
+        st->why = g_strdup ("could not make a pinned frame");
+        goto failed;
       }
     }
   } else {
     for (i = 0; i < N_SOURCE_FRAMES; i++) {
-      frames[i] = gst_buffer_new_allocate (NULL, size, NULL);
-      fill (frames[i]);
+      st->frames[i] = gst_buffer_new_allocate (NULL, size, NULL);
+      fill (st->frames[i]);
     }
   }
+  gst_caps_unref (caps);
+  caps = NULL;
 
   /* warm-up pass over the source frames */
   budget = lim->max_seconds * G_TIME_SPAN_SECOND;
@@ -581,60 +642,235 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
   for (i = 0; i < N_SOURCE_FRAMES; i++) {
     if (budget && g_get_monotonic_time () - t0 > budget / 4)
       break;
-    push (src, gst_buffer_ref (frames[i]), pushed, n++);
-    if (!wait_arrivals (&a, n)) {
-      r.why = g_strdup_printf ("warm-up: %s", a.error);
-      goto out;
+    push (st->src, gst_buffer_ref (st->frames[i]), st->pushed, st->n++);
+    if (!wait_arrivals (&st->a, st->n)) {
+      st->why = g_strdup_printf ("warm-up: %s", st->a.error);
+      goto failed;
     }
   }
 
   /* latency: one frame in the pipeline at a time */
   t0 = g_get_monotonic_time ();
-  for (i = 0; i < lim->lat_frames; i++) {
+  for (i = 0; latency && i < lim->lat_frames; i++) {
     if (budget && g_get_monotonic_time () - t0 > budget / 2)
       break;
-    push (src, gst_buffer_ref (frames[i % N_SOURCE_FRAMES]), pushed, n++);
-    if (!wait_arrivals (&a, n)) {
-      r.why = g_strdup_printf ("latency pass: %s", a.error);
+    push (st->src, gst_buffer_ref (st->frames[i % N_SOURCE_FRAMES]),
+        st->pushed, st->n++);
+    if (!wait_arrivals (&st->a, st->n)) {
+      st->why = g_strdup_printf ("latency pass: %s", st->a.error);
+      goto failed;
+    }
+    st->lat[st->n_lat++] = (arrival_time (&st->a, st->n - 1) -
+        st->pushed[st->n - 1]) * 1e-3;
+  }
+  if (st->n_lat) {
+    double *sorted = g_memdup2 (st->lat, st->n_lat * sizeof (double));
+    qsort (sorted, st->n_lat, sizeof (double), cmp_double);
+    st->lat_median_ms = sorted[(st->n_lat - 1) / 2];
+    g_free (sorted);
+  }
+  return RUN_OK;
+
+failed:
+  if (caps)
+    gst_caps_unref (caps);
+  return RUN_FAILED;
+}
+
+/* The rate pass: as fast as the chain takes them; with a budget, no push
+ * that the frames still in flight (at about the latency each) would take
+ * past it.  Then EOS.  FALSE, with st->why, when not every frame came. */
+static gboolean
+stream_timed (Stream * st, const RunLimits * lim)
+{
+  gint64 budget = lim->max_seconds * G_TIME_SPAN_SECOND;
+  GstMessage *msg;
+  gboolean ok;
+  gint i;
+
+  st->t0 = g_get_monotonic_time ();
+  if (st->h264) {
+    gst_element_set_state (st->pipeline, GST_STATE_PLAYING);
+    st->n = st->n_timed = lim->clip_frames;
+  }
+  for (i = 0; !st->h264 && i < lim->n_frames; i++) {
+    if (budget && g_get_monotonic_time () - st->t0 + (st->n -
+            arrived (&st->a)) * st->lat_median_ms * 1e3 > budget)
+      break;
+    if (st->n - IN_FLIGHT + 1 > 0 && !wait_arrivals (&st->a,
+            st->n - IN_FLIGHT + 1)) {
+      st->why = g_strdup_printf ("timed pass: %s", st->a.error);
+      return FALSE;
+    }
+    push (st->src, gst_buffer_ref (st->frames[i % N_SOURCE_FRAMES]),
+        st->pushed, st->n++);
+    st->n_timed++;
+  }
+  if (!st->h264)
+    gst_app_src_end_of_stream (GST_APP_SRC (st->src));
+  msg = gst_bus_timed_pop_filtered (st->bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS && !st->a.error &&
+      st->a.seen == st->n && st->n_timed > 0;
+  if (ok)
+    st->t_end = arrival_time (&st->a, st->n - 1);
+  else
+    st->why = g_strdup_printf ("the run did not end in EOS with every frame "
+        "(%d of %d arrived)%s%s", st->a.seen, st->n, st->a.error ? ": " : "",
+        st->a.error ? st->a.error : "");
+  if (msg)
+    gst_message_unref (msg);
+  return ok;
+}
+
+static void
+stream_teardown (Stream * st)
+{
+  gint i;
+
+  if (!st->pipeline)
+    return;
+  gst_element_set_state (st->pipeline, GST_STATE_NULL);
+  for (i = 0; i < N_SOURCE_FRAMES; i++)
+    gst_clear_buffer (&st->frames[i]);
+  if (st->pool) {
+    gst_buffer_pool_set_active (st->pool, FALSE);
+    gst_object_unref (st->pool);
+  }
+  if (st->bus) {
+    gst_bus_set_sync_handler (st->bus, NULL, NULL, NULL);
+    gst_object_unref (st->bus);
+  }
+  gst_clear_object (&st->first);
+  gst_clear_object (&st->src);
+  gst_object_unref (st->pipeline);
+  g_free (st->a.arrival);
+  g_free (st->a.error);
+  g_mutex_clear (&st->a.lock);
+  g_cond_clear (&st->a.cond);
+  g_free (st->pushed);
+  g_free (st->lat);
+  g_free (st->why);
+  g_free (st->note);
+}
+
+/* The streams' timed passes start together: each thread waits here. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean open;
+  Stream *stream;
+  const RunLimits *lim;
+  gboolean ok;
+} StartGate;
+
+static gpointer
+timed_thread (gpointer data)
+{
+  StartGate *g = data;
+
+  g_mutex_lock (&g->lock);
+  while (!g->open)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
+  g->ok = stream_timed (g->stream, g->lim);
+  return NULL;
+}
+
+/* Runs @chain with @input frames in @n_streams pipelines at once, stream s
+ * on contexts[s % n_contexts]. */
+static RunResult
+run (const gchar * chain, const GstVideoInfo * info, InputKind input,
+    const RunLimits * lim, GstCudaContext ** contexts, gint n_contexts,
+    gint n_streams)
+{
+  RunResult r = { 0, };
+  Stream *streams = g_new0 (Stream, n_streams);
+  CpuThreads *threads0 = NULL, *threads1 = NULL;
+  gboolean profiling = FALSE;
+  gint64 cpu0, cpu1, t0, t_end = 0;
+  gint s, frames = 0;
+
+  r.status = RUN_FAILED;
+  for (s = 0; s < n_streams; s++) {
+    Stream *st = &streams[s];
+
+    /* latency: one frame in flight in one pipeline, measured alone */
+    r.status = stream_setup (st, chain, info, input, lim,
+        n_contexts ? contexts[s % n_contexts] : NULL, n_streams == 1);
+    if (r.status != RUN_OK) {
+      r.why = n_streams == 1 ? g_strdup (st->why) :
+          g_strdup_printf ("stream %d: %s", s, st->why);
       goto out;
     }
-    lat[n_lat++] = (arrival_time (&a, n - 1) - pushed[n - 1]) * 1e-3;
+  }
+  if (streams[0].note)
+    r.note = g_strdup (streams[0].note);
+  if (streams[0].n_lat) {
+    Stream *st = &streams[0];
+
+    qsort (st->lat, st->n_lat, sizeof (double), cmp_double);
+    r.lat_samples = st->n_lat;
+    /* nearest rank */
+    r.lat_median_ms = st->lat[(st->n_lat - 1) / 2];
+    r.lat_p99_ms = st->lat[MAX ((gint) (0.99 * st->n_lat + 0.999999) - 1, 0)];
   }
 
-  /* rate: as fast as the chain takes them; with a budget, no push that the
-   * frames still in flight (at about the latency each) would take past it */
-  if (n_lat) {
-    qsort (lat, n_lat, sizeof (double), cmp_double);
-    r.lat_samples = n_lat;
-    /* nearest rank */
-    r.lat_median_ms = lat[(n_lat - 1) / 2];
-    r.lat_p99_ms = lat[MAX ((gint) (0.99 * n_lat + 0.999999) - 1, 0)];
-  }
   if (lim->threads)
     threads0 = cpu_threads_snapshot ();
   if (lim->profile && !(profiling = cpu_profile_start ()))
     r.note = g_strdup ("could not start sampling");
-  t0 = g_get_monotonic_time ();
   cpu0 = cpu_time_us ();
-  for (i = 0; i < lim->n_frames; i++) {
-    if (budget && g_get_monotonic_time () - t0 + (n - arrived (&a)) *
-        r.lat_median_ms * 1e3 > budget)
-      break;
-    if (n - IN_FLIGHT + 1 > 0 && !wait_arrivals (&a, n - IN_FLIGHT + 1)) {
-      r.why = g_strdup_printf ("timed pass: %s", a.error);
-      goto out;
+  if (n_streams == 1) {
+    if (stream_timed (&streams[0], lim))
+      r.status = RUN_OK;
+    else
+      r.why = g_strdup (streams[0].why);
+    t0 = streams[0].t0;
+  } else {
+    StartGate *gates = g_new0 (StartGate, n_streams);
+    GThread **workers = g_new0 (GThread *, n_streams);
+
+    for (s = 0; s < n_streams; s++) {
+      g_mutex_init (&gates[s].lock);
+      g_cond_init (&gates[s].cond);
+      gates[s].stream = &streams[s];
+      gates[s].lim = lim;
+      workers[s] = g_thread_new ("stream", timed_thread, &gates[s]);
     }
-    push (src, gst_buffer_ref (frames[i % N_SOURCE_FRAMES]), pushed, n++);
-    n_timed++;
+    t0 = g_get_monotonic_time ();
+    for (s = 0; s < n_streams; s++) {
+      g_mutex_lock (&gates[s].lock);
+      gates[s].open = TRUE;
+      g_cond_signal (&gates[s].cond);
+      g_mutex_unlock (&gates[s].lock);
+    }
+    r.status = RUN_OK;
+    for (s = 0; s < n_streams; s++) {
+      g_thread_join (workers[s]);
+      if (!gates[s].ok && r.status == RUN_OK) {
+        r.status = RUN_FAILED;
+        r.why = g_strdup_printf ("stream %d: %s", s, streams[s].why);
+      }
+      g_mutex_clear (&gates[s].lock);
+      g_cond_clear (&gates[s].cond);
+    }
+    g_free (gates);
+    g_free (workers);
   }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   cpu1 = cpu_time_us ();
+  for (s = 0; s < n_streams; s++) {
+    frames += streams[s].n_timed;
+    t_end = MAX (t_end, streams[s].t_end);
+  }
   if (profiling) {
-    gchar *label = g_strdup_printf ("%s\t%s", chain, input_names[input]);
-    if (!cpu_profile_stop (lim->profile, label, n_timed))
+    gchar *label = g_strdup_printf ("%s\t%s x%d", chain, input_names[input],
+        n_streams);
+    if (!cpu_profile_stop (lim->profile, label, frames)) {
+      g_free (r.note);
       r.note = g_strdup_printf ("could not write %s", lim->profile);
+    }
     g_free (label);
   }
   if (threads0) {
@@ -643,51 +879,112 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
     FILE *mem = open_memstream (&text, &len);
 
     threads1 = cpu_threads_snapshot ();
-    cpu_threads_report (mem, threads0, threads1, n_timed);
+    cpu_threads_report (mem, threads0, threads1, frames);
     fclose (mem);
     r.threads = text;
     cpu_threads_free (threads0);
     cpu_threads_free (threads1);
   }
-  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS && !a.error &&
-      a.seen == n && n_timed > 0) {
-    r.status = RUN_OK;
-    r.frames = n_timed;
-    r.fps = n_timed / ((arrival_time (&a, n - 1) - t0) * 1e-6);
-    /* (to EOS: a little past the last arrival; the benchmark's own
-     * pushes count too) */
-    r.cpu_us_per_frame = (double) (cpu1 - cpu0) / n_timed;
-    r.cores = (double) (cpu1 - cpu0) / (arrival_time (&a, n - 1) - t0);
-  } else {
-    r.why = g_strdup_printf ("the run did not end in EOS with every frame "
-        "(%d of %d arrived)%s%s", a.seen, n, a.error ? ": " : "",
-        a.error ? a.error : "");
+  if (r.status == RUN_OK) {
+    r.frames = frames;
+    /* from the first push to the last arrival, of all streams; (CPU: to
+     * EOS, a little past the last arrival; the benchmark's own pushes
+     * count too) */
+    r.fps = frames / ((t_end - t0) * 1e-6);
+    r.cpu_us_per_frame = (double) (cpu1 - cpu0) / frames;
+    r.cores = (double) (cpu1 - cpu0) / (t_end - t0);
+  }
+
+out:
+  for (s = 0; s < n_streams; s++)
+    stream_teardown (&streams[s]);
+  g_free (streams);
+  return r;
+}
+
+/* Encodes the clip input h264 decodes: @frames frames of moving colour
+ * bars, @width x @height at 30 frames a second, with openh264enc (which
+ * the GPU machine's packed runtime has) into a temporary file.  Returns
+ * its path, or NULL and @why. */
+static gchar *
+make_clip (gint width, gint height, gint frames, RunStatus * status,
+    gchar ** why)
+{
+  gchar *path =
+      g_build_filename (g_get_tmp_dir (), "pipeline-bench-XXXXXX.h264",
+      NULL);
+  gchar *desc;
+  GError *error = NULL;
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  gint fd = g_mkstemp (path);
+
+  if (fd < 0) {
+    *status = RUN_FAILED;
+    *why = g_strdup_printf ("could not make %s", path);
+    g_free (path);
+    return NULL;
+  }
+  close (fd);
+  desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=smpte "
+      "horizontal-speed=4 ! video/x-raw,format=I420,width=%d,height=%d,"
+      "framerate=30/1 ! openh264enc bitrate=8000000 ! h264parse ! "
+      "video/x-h264,stream-format=byte-stream,alignment=au ! "
+      "filesink location=\"%s\"", frames, width, height, path);
+  pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS,
+      &error);
+  g_free (desc);
+  if (!pipeline) {
+    *status = g_error_matches (error, GST_PARSE_ERROR,
+        GST_PARSE_ERROR_NO_SUCH_ELEMENT) ? RUN_SKIPPED : RUN_FAILED;
+    *why = g_strdup_printf ("making the clip: %s", error->message);
+    g_clear_error (&error);
+    g_unlink (path);
+    g_free (path);
+    return NULL;
+  }
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (!msg || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS) {
+    *status = RUN_FAILED;
+    *why = g_strdup ("making the clip: the encoder failed or took over "
+        "10 minutes");
+    g_unlink (path);
+    g_clear_pointer (&path, g_free);
   }
   if (msg)
     gst_message_unref (msg);
-
-out:
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  for (i = 0; i < N_SOURCE_FRAMES; i++)
-    gst_clear_buffer (&frames[i]);
-  if (pool) {
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
-  }
-  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
-  gst_object_unref (first);
   gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (sink);
   gst_object_unref (pipeline);
-  gst_caps_unref (caps);
-  g_free (a.arrival);
-  g_free (a.error);
-  g_mutex_clear (&a.lock);
-  g_cond_clear (&a.cond);
-  g_free (pushed);
-  g_free (lat);
-  return r;
+  return path;
+}
+
+/* "1,2,4" -> a new array of 3 counts, each at least 1; NULL if not */
+static gint *
+parse_counts (const gchar * list, gint * n)
+{
+  gchar **parts = g_strsplit (list, ",", -1);
+  gint *counts = g_new0 (gint, MAX (g_strv_length (parts), 1));
+  gint i;
+
+  *n = g_strv_length (parts);
+  for (i = 0; i < *n; i++) {
+    gchar *end;
+    gint64 v = g_ascii_strtoll (parts[i], &end, 10);
+    if (end == parts[i] || *end || v < 1 || v > 1024) {
+      g_clear_pointer (&counts, g_free);
+      break;
+    }
+    counts[i] = (gint) v;
+  }
+  if (*n == 0)
+    g_clear_pointer (&counts, g_free);
+  g_strfreev (parts);
+  return counts;
 }
 
 /* "pinned,pageable" -> want[]; FALSE on an unknown name */
@@ -710,7 +1007,7 @@ parse_inputs (const gchar * list, gboolean want[N_INPUTS])
         want[k] = known = TRUE;
     if (!known) {
       g_printerr ("pipeline-bench: unknown input '%s' (pinned, pageable, "
-          "both, cuda, system)\n", name);
+          "both, cuda, system, h264)\n", name);
       ok = FALSE;
     }
   }
@@ -735,15 +1032,17 @@ int
 main (int argc, char **argv)
 {
   gchar **chains = NULL, *format = NULL, *csv = NULL, *input = NULL;
-  gchar *profile = NULL;
+  gchar *profile = NULL, *streams = NULL, *clip = NULL, *clip_why = NULL;
+  RunStatus clip_status = RUN_OK;
+  gint n_gpus = 1;
   gint width = 3840, height = 2160, n_chains, c, k;
   gdouble out_bpp = 1.0;
-  RunLimits lim = { 600, 100, 0, FALSE, NULL };
+  RunLimits lim = { 600, 100, 0, NULL, 600, FALSE, NULL };
   GOptionEntry entries[] = {
     {"chain", 0, 0, G_OPTION_ARG_STRING_ARRAY, &chains, "elements between "
           "appsrc and fakesink; may be repeated (default cudagray)", NULL},
     {"input", 0, 0, G_OPTION_ARG_STRING, &input, "comma-separated: pinned, "
-          "pageable, both (the two), cuda, system (both)", NULL},
+          "pageable, both (the two), cuda, system, h264 (both)", NULL},
     {"format", 0, 0, G_OPTION_ARG_STRING, &format, "input format (RGBA)",
         NULL},
     {"width", 0, 0, G_OPTION_ARG_INT, &width, "width (3840)", NULL},
@@ -758,6 +1057,14 @@ main (int argc, char **argv)
         "bytes per pixel the chain downloads, for the PCIe bound (1)", NULL},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "append results to FILE",
         NULL},
+    {"streams", 0, 0, G_OPTION_ARG_STRING, &streams, "comma-separated: "
+          "run each chain as this many pipelines at once, in this process, "
+          "one row each (1)", NULL},
+    {"clip-frames", 0, 0, G_OPTION_ARG_INT, &lim.clip_frames, "frames of "
+          "the H.264 clip that input h264 decodes (600)", NULL},
+    {"gpus", 0, 0, G_OPTION_ARG_INT, &n_gpus, "spread the streams over "
+          "this many GPUs, stream s on device s % N, one shared CUDA "
+          "context a GPU (1)", NULL},
     {"threads", 0, 0, G_OPTION_ARG_NONE, &lim.threads, "report the timed "
           "pass's CPU time by thread", NULL},
     {"profile", 0, 0, G_OPTION_ARG_FILENAME, &profile, "append the timed "
@@ -770,13 +1077,15 @@ main (int argc, char **argv)
   gboolean want[N_INPUTS] = { FALSE, };
   GstVideoInfo info;
   GstVideoFormat fmt;
-  GstCudaContext *cuda_ctx = NULL;
+  GstCudaContext **contexts = NULL;
+  gint n_contexts = 0, n_devices = 0, n_counts, m;
+  gint *stream_counts;
   gchar *gpu, *cuda_why = NULL;
   double up[2] = { 0, 0 }, down_pinned = 0, in_bytes, out_bytes;
   double bound[2] = { 0, 0 };
   gboolean have_cuda, cuda_format_ok = TRUE, any_failed = FALSE;
   struct cudaDeviceProp prop;
-  RunRow *results;
+  RunResult *results;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
@@ -795,9 +1104,16 @@ main (int argc, char **argv)
     format = g_strdup ("RGBA");
   if (!parse_inputs (input ? input : "both", want))
     return 2;
-  if (lim.n_frames < 1 || lim.lat_frames < 0 || lim.max_seconds < 0) {
-    g_printerr ("pipeline-bench: --frames must be at least 1, "
-        "--latency-frames and --max-seconds not negative\n");
+  if (!(stream_counts = parse_counts (streams ? streams : "1", &n_counts))
+      || n_gpus < 1) {
+    g_printerr ("pipeline-bench: --streams takes counts of 1 or more, "
+        "separated by commas; --gpus 1 or more\n");
+    return 2;
+  }
+  if (lim.n_frames < 1 || lim.clip_frames < 1 || lim.lat_frames < 0 ||
+      lim.max_seconds < 0) {
+    g_printerr ("pipeline-bench: --frames and --clip-frames must be at "
+        "least 1, --latency-frames and --max-seconds not negative\n");
     return 2;
   }
 
@@ -829,41 +1145,77 @@ main (int argc, char **argv)
         bound[k] = 1.0 / (in_bytes / up[k] +
             (out_bytes ? out_bytes / down_pinned : 0));
   }
+  /* one context a GPU, shared by every pipeline of a run that uses it */
+  if (have_cuda && (want[INPUT_PINNED] || want[INPUT_PAGEABLE] ||
+          want[INPUT_CUDA] || want[INPUT_H264])) {
+    if (cudaGetDeviceCount (&n_devices) != cudaSuccess || n_gpus > n_devices)
+      cuda_why = g_strdup_printf ("--gpus %d: this machine has %d", n_gpus,
+          n_devices);
+    else if (!gst_cuda_load_library ())
+      cuda_why = g_strdup ("the CUDA driver library could not be loaded");
+    else {
+      contexts = g_new0 (GstCudaContext *, n_gpus);
+      for (n_contexts = 0; n_contexts < n_gpus; n_contexts++)
+        if (!(contexts[n_contexts] = gst_cuda_context_new (n_contexts))) {
+          cuda_why = g_strdup_printf ("no CUDA context on device %d",
+              n_contexts);
+          break;
+        }
+      if (cuda_why) {
+        while (n_contexts > 0)
+          gst_object_unref (contexts[--n_contexts]);
+      } else {
+        /* registers the CUDA allocator the pool draws from; the elements
+         * do this only when they start, after our frames exist */
+        gst_cuda_memory_init_once ();
+      }
+    }
+  }
   if (want[INPUT_CUDA]) {
     /* 1.22's CUDA allocator aborts on formats it has no layout for */
     cuda_format_ok = fmt != GST_VIDEO_FORMAT_GRAY8
         && fmt != GST_VIDEO_FORMAT_xRGB && fmt != GST_VIDEO_FORMAT_xBGR;
-    if (!cuda_format_ok)
+    if (!cuda_format_ok) {
+      g_free (cuda_why);
       cuda_why = g_strdup_printf ("GStreamer 1.22's CUDA allocator cannot "
           "hold %s", format);
-    else if (!gst_cuda_load_library ())
-      cuda_why = g_strdup ("the CUDA driver library could not be loaded");
-    else if (!(cuda_ctx = gst_cuda_context_new (0)))
-      cuda_why = g_strdup ("no CUDA context on device 0");
-    else
-      /* registers the CUDA allocator the pool draws from; the elements
-       * do this only when they start, after our frames exist */
-      gst_cuda_memory_init_once ();
+    } else if (!have_cuda && !cuda_why) {
+      cuda_why = g_strdup ("no CUDA device");
+    }
   }
 
-  results = g_new0 (RunRow, n_chains);
+  if (want[INPUT_H264] && n_contexts) {
+    clip = make_clip (width, height, lim.clip_frames, &clip_status, &clip_why);
+    lim.clip = clip;
+  }
+
+  results = g_new0 (RunResult, n_chains * N_INPUTS * n_counts);
   for (c = 0; c < n_chains; c++) {
     for (k = 0; k < N_INPUTS; k++) {
-      RunResult *r = &results[c][k];
+      for (m = 0; m < n_counts; m++) {
+        RunResult *r = &results[RESULT_INDEX (c, k, m)];
 
-      if (!want[k])
-        continue;
-      if (k == INPUT_CUDA && !cuda_ctx) {
-        r->status = cuda_format_ok ? RUN_FAILED : RUN_SKIPPED;
-        r->why = g_strdup (cuda_why);
-      } else if (k == INPUT_PINNED && !have_cuda) {
-        r->status = RUN_FAILED;
-        r->why = g_strdup ("no CUDA device for pinned memory");
-      } else {
-        *r = run (chains[c], &info, k, &lim, cuda_ctx);
+        if (!want[k])
+          continue;
+        if (k == INPUT_CUDA && (!n_contexts || !cuda_format_ok)) {
+          r->status = cuda_format_ok ? RUN_FAILED : RUN_SKIPPED;
+          r->why = g_strdup (cuda_why);
+        } else if (k == INPUT_H264 && !n_contexts) {
+          r->status = RUN_FAILED;
+          r->why = g_strdup (cuda_why ? cuda_why : "no CUDA device");
+        } else if (k == INPUT_H264 && !clip) {
+          r->status = clip_status;
+          r->why = g_strdup (clip_why);
+        } else if (k == INPUT_PINNED && !have_cuda) {
+          r->status = RUN_FAILED;
+          r->why = g_strdup ("no CUDA device for pinned memory");
+        } else {
+          *r = run (chains[c], &info, k, &lim, contexts, n_contexts,
+              stream_counts[m]);
+        }
+        if (r->status == RUN_FAILED)
+          any_failed = TRUE;
       }
-      if (r->status == RUN_FAILED)
-        any_failed = TRUE;
     }
   }
 
@@ -875,39 +1227,47 @@ main (int argc, char **argv)
         down_pinned / 1e9, out_bytes);
   g_print ("appsrc (%s %dx%d) ! CHAIN ! fakesink; latency: one frame in "
       "flight\n", format, width, height);
+  if (want[INPUT_H264])
+    g_print ("input h264: filesrc (%d frames, %dx%d) ! h264parse ! "
+        "nvh264dec ! CHAIN ! fakesink\n", lim.clip_frames, width, height);
   g_print ("%-10s %7s %9s %9s %9s %9s %9s %6s %10s %6s\n", "  input",
       "frames", "fps", "ms/frame", "lat med", "lat p99", "CPU us/f", "cores",
       "PCIe bound", "of it");
   for (c = 0; c < n_chains; c++) {
     g_print ("%s\n", chains[c]);
-    for (k = 0; k < N_INPUTS; k++) {
-      RunResult *r = &results[c][k];
-      double b = k <= INPUT_PAGEABLE ? bound[k] : 0;
+    for (k = 0; k < N_INPUTS; k++)
+      for (m = 0; m < n_counts; m++) {
+        RunResult *r = &results[RESULT_INDEX (c, k, m)];
+        double b = k <= INPUT_PAGEABLE ? bound[k] : 0;
+        gchar *label = stream_counts[m] == 1 ? g_strdup (input_names[k]) :
+            g_strdup_printf ("%s x%d", input_names[k], stream_counts[m]);
 
-      switch (r->status) {
-        case RUN_NOT_ASKED:
-          break;
-        case RUN_OK:
-          g_print ("  %-8s %7d %9.1f %9.3f", input_names[k], r->frames,
-              r->fps, 1000.0 / r->fps);
-          if (r->lat_samples)
-            g_print (" %9.3f %9.3f", r->lat_median_ms, r->lat_p99_ms);
-          else
-            g_print (" %9s %9s", "-", "-");
-          g_print (" %9.1f %6.2f", r->cpu_us_per_frame, r->cores);
-          if (b > 0)
-            g_print (" %10.1f %5.0f%%", b, 100.0 * r->fps / b);
-          g_print ("%s%s\n", r->note ? "  note: " : "", r->note ? r->note : "");
-          if (r->threads)
-            g_print ("%s", r->threads);
-          break;
-        case RUN_FAILED:
-        case RUN_SKIPPED:
-          g_print ("  %-8s %s: %s\n", input_names[k],
-              r->status == RUN_SKIPPED ? "SKIPPED" : "FAILED", r->why);
-          break;
+        switch (r->status) {
+          case RUN_NOT_ASKED:
+            break;
+          case RUN_OK:
+            g_print ("  %-8s %7d %9.1f %9.3f", label, r->frames,
+                r->fps, 1000.0 / r->fps);
+            if (r->lat_samples)
+              g_print (" %9.3f %9.3f", r->lat_median_ms, r->lat_p99_ms);
+            else
+              g_print (" %9s %9s", "-", "-");
+            g_print (" %9.1f %6.2f", r->cpu_us_per_frame, r->cores);
+            if (b > 0)
+              g_print (" %10.1f %5.0f%%", b, 100.0 * r->fps / b);
+            g_print ("%s%s\n", r->note ? "  note: " : "",
+                r->note ? r->note : "");
+            if (r->threads)
+              g_print ("%s", r->threads);
+            break;
+          case RUN_FAILED:
+          case RUN_SKIPPED:
+            g_print ("  %-8s %s: %s\n", label,
+                r->status == RUN_SKIPPED ? "SKIPPED" : "FAILED", r->why);
+            break;
+        }
+        g_free (label);
       }
-    }
   }
 
   if (csv) {
@@ -921,18 +1281,20 @@ main (int argc, char **argv)
       if (ftell (f) == 0)
         fprintf (f, "gpu,pipeline,input,format,width,height,frames,fps,"
             "latency_ms_median,latency_ms_p99,pcie_bound_fps,"
-            "cpu_us_per_frame,cores\n");
+            "cpu_us_per_frame,cores,streams,gpus\n");
       for (c = 0; c < n_chains; c++)
-        for (k = 0; k < N_INPUTS; k++) {
-          RunResult *r = &results[c][k];
-          double b = k <= INPUT_PAGEABLE ? bound[k] : 0;
+        for (k = 0; k < N_INPUTS * n_counts; k++) {
+          RunResult *r = &results[c * N_INPUTS * n_counts + k];
+          gint kind = k / n_counts, streams_run = stream_counts[k % n_counts];
+          double b = kind <= INPUT_PAGEABLE ? bound[kind] : 0;
 
           if (r->status != RUN_OK)
             continue;
           csv_string (f, gpu);
           fputc (',', f);
           csv_string (f, chains[c]);
-          fprintf (f, ",%s,%s,%d,%d,%d,%.2f,", input_names[k], format,
+          fprintf (f, ",%s,%s,%d,%d,%d,%.2f,", input_names[kind],
+              kind == INPUT_H264 ? "NV12" : format,
               width, height, r->frames, r->fps);
           if (r->lat_samples)
             fprintf (f, "%.4f,%.4f,", r->lat_median_ms, r->lat_p99_ms);
@@ -940,20 +1302,28 @@ main (int argc, char **argv)
             fputs (",,", f);
           if (b > 0)
             fprintf (f, "%.2f", b);
-          fprintf (f, ",%.2f,%.3f\n", r->cpu_us_per_frame, r->cores);
+          fprintf (f, ",%.2f,%.3f,%d,%d\n", r->cpu_us_per_frame, r->cores,
+              streams_run, MAX (n_contexts, 1));
         }
       fclose (f);
     }
   }
 
-  for (c = 0; c < n_chains; c++)
-    for (k = 0; k < N_INPUTS; k++) {
-      g_free (results[c][k].why);
-      g_free (results[c][k].note);
-      free (results[c][k].threads);
-    }
+  for (k = 0; k < n_chains * N_INPUTS * n_counts; k++) {
+    g_free (results[k].why);
+    g_free (results[k].note);
+    free (results[k].threads);
+  }
   g_free (results);
-  gst_clear_object (&cuda_ctx);
+  while (n_contexts > 0)
+    gst_object_unref (contexts[--n_contexts]);
+  g_free (contexts);
+  g_free (stream_counts);
+  g_free (streams);
+  if (clip)
+    g_unlink (clip);
+  g_free (clip);
+  g_free (clip_why);
   g_free (cuda_why);
   g_strfreev (chains);
   g_free (gpu);
