@@ -32,6 +32,8 @@
 
 typedef struct
 {
+  gint ready;                   /* written whole (a handler may still run
+                                 * on another thread as the timer stops) */
   gint tid;
   gint depth;
   gpointer pc[MAX_DEPTH];
@@ -177,6 +179,7 @@ on_sigprof (int sig, siginfo_t * info, void *context)
   if (i < MAX_SAMPLES) {
     samples[i].tid = (gint) syscall (SYS_gettid);
     samples[i].depth = backtrace (samples[i].pc, MAX_DEPTH);
+    g_atomic_int_set (&samples[i].ready, 1);
   }
   errno = saved;
 }
@@ -195,8 +198,11 @@ cpu_profile_start (void)
   struct sigaction sa;
   gpointer warm[4];
 
-  if (!samples)
-    samples = g_new0 (Sample, MAX_SAMPLES);
+  if (!samples) {
+    samples = g_new (Sample, MAX_SAMPLES);
+    /* every page touched now, not by the handler while it samples */
+    memset (samples, 0, sizeof (Sample) * MAX_SAMPLES);
+  }
   n_samples = 0;
   /* the first backtrace() loads libgcc's unwinder, which allocates */
   backtrace (warm, G_N_ELEMENTS (warm));
@@ -244,6 +250,8 @@ cpu_profile_stop (const gchar * path, const gchar * label, gint frames)
   n = MIN (g_atomic_int_get (&n_samples), MAX_SAMPLES);
   f = fopen (path, "a");
   if (!f) {
+    for (i = 0; i < n; i++)
+      samples[i].ready = 0;
     g_hash_table_unref (names);
     g_hash_table_unref (threads);
     return FALSE;
@@ -251,8 +259,11 @@ cpu_profile_stop (const gchar * path, const gchar * label, gint frames)
   fprintf (f, "# %s\t%d samples\t%d frames\n", label, n, frames);
   for (i = 0; i < n; i++) {
     Sample *s = &samples[i];
-    const gchar *thread = g_hash_table_lookup (threads,
-        GINT_TO_POINTER (s->tid));
+    const gchar *thread;
+
+    if (!g_atomic_int_get (&s->ready))
+      continue;
+    thread = g_hash_table_lookup (threads, GINT_TO_POINTER (s->tid));
 
     if (!thread) {
       gchar *p = g_strdup_printf ("/proc/self/task/%d/comm", s->tid);
@@ -275,6 +286,8 @@ cpu_profile_stop (const gchar * path, const gchar * label, gint frames)
     fputc ('\n', f);
   }
   fclose (f);
+  for (i = 0; i < n; i++)
+    samples[i].ready = 0;
   g_hash_table_unref (names);
   g_hash_table_unref (threads);
   return TRUE;

@@ -476,10 +476,20 @@ stream_setup (Stream * st, const gchar * chain, const GstVideoInfo * info,
         gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
 
   if (input == INPUT_H264) {
+    gint device = 0;
+    gchar *decoder;
+
+    /* nvcodec's decoder of each GPU is an element of its own: nvh264dec
+     * the first's (device 0), nvh264deviceNdec device N's */
+    if (cuda_ctx)
+      g_object_get (cuda_ctx, "cuda-device-id", &device, NULL);
+    decoder = device == 0 ? g_strdup ("nvh264dec") :
+        g_strdup_printf ("nvh264device%ddec", device);
     capacity = lim->clip_frames + 1;
     desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
-        "nvh264dec name=src ! %s ! fakesink name=sink sync=false "
-        "signal-handoffs=true", lim->clip, chain);
+        "%s name=src ! %s ! fakesink name=sink sync=false "
+        "signal-handoffs=true", lim->clip, decoder, chain);
+    g_free (decoder);
   } else {
     desc = g_strdup_printf ("appsrc name=src format=time max-bytes=%"
         G_GSIZE_FORMAT " ! %s ! fakesink name=sink sync=false "
@@ -690,8 +700,18 @@ stream_timed (Stream * st, const RunLimits * lim)
 
   st->t0 = g_get_monotonic_time ();
   if (st->h264) {
-    gst_element_set_state (st->pipeline, GST_STATE_PLAYING);
+    /* (the first frame, decoded to preroll, counts too) */
     st->n = st->n_timed = lim->clip_frames;
+    if (gst_element_set_state (st->pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE) {
+      st->why = g_strdup ("the pipeline would not play");
+      return FALSE;
+    }
+    /* every frame, each within FRAME_TIMEOUT of the one before */
+    if (!wait_arrivals (&st->a, st->n)) {
+      st->why = g_strdup_printf ("timed pass: %s", st->a.error);
+      return FALSE;
+    }
   }
   for (i = 0; !st->h264 && i < lim->n_frames; i++) {
     if (budget && g_get_monotonic_time () - st->t0 + (st->n -
@@ -728,8 +748,10 @@ stream_teardown (Stream * st)
 {
   gint i;
 
-  if (!st->pipeline)
+  if (!st->pipeline) {
+    g_free (st->why);
     return;
+  }
   gst_element_set_state (st->pipeline, GST_STATE_NULL);
   for (i = 0; i < N_SOURCE_FRAMES; i++)
     gst_clear_buffer (&st->frames[i]);
@@ -754,28 +776,67 @@ stream_teardown (Stream * st)
   g_free (st->note);
 }
 
-/* The streams' timed passes start together: each thread waits here. */
+/* The streams' timed passes start together, and their threads stay until
+ * the CPU time has been read (a thread that ends takes its time with it):
+ * each thread waits here. */
 typedef struct
 {
   GMutex lock;
   GCond cond;
-  gboolean open;
+  gboolean open, finished, release;
   Stream *stream;
   const RunLimits *lim;
   gboolean ok;
-} StartGate;
+} StreamGate;
 
 static gpointer
 timed_thread (gpointer data)
 {
-  StartGate *g = data;
+  StreamGate *g = data;
+  gboolean ok;
 
   g_mutex_lock (&g->lock);
   while (!g->open)
     g_cond_wait (&g->cond, &g->lock);
   g_mutex_unlock (&g->lock);
-  g->ok = stream_timed (g->stream, g->lim);
+  ok = stream_timed (g->stream, g->lim);
+  g_mutex_lock (&g->lock);
+  g->ok = ok;
+  g->finished = TRUE;
+  g_cond_broadcast (&g->cond);
+  while (!g->release)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
   return NULL;
+}
+
+static void
+gate_set (StreamGate * g, gboolean * flag)
+{
+  g_mutex_lock (&g->lock);
+  *flag = TRUE;
+  g_cond_broadcast (&g->cond);
+  g_mutex_unlock (&g->lock);
+}
+
+static gint
+frames_timed (const Stream * streams, gint n_streams)
+{
+  gint s, frames = 0;
+
+  for (s = 0; s < n_streams; s++)
+    frames += streams[s].n_timed;
+  return frames;
+}
+
+/* Adds @what to the note of a run. */
+static void
+append_note (gchar ** note, const gchar * what)
+{
+  gchar *old = *note;
+
+  *note = old ? g_strdup_printf ("%s; %s", old, what) : g_strdup (what);
+  g_free (old);
 }
 
 /* Runs @chain with @input frames in @n_streams pipelines at once, stream s
@@ -788,6 +849,8 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
   RunResult r = { 0, };
   Stream *streams = g_new0 (Stream, n_streams);
   CpuThreads *threads0 = NULL, *threads1 = NULL;
+  StreamGate *gates = NULL;
+  GThread **workers = NULL;
   gboolean profiling = FALSE;
   gint64 cpu0, cpu1, t0, t_end = 0;
   gint s, frames = 0;
@@ -805,8 +868,10 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
       goto out;
     }
   }
-  if (streams[0].note)
-    r.note = g_strdup (streams[0].note);
+  for (s = 0; s < n_streams && !r.note; s++)
+    if (streams[s].note)
+      r.note = n_streams == 1 ? g_strdup (streams[s].note) :
+          g_strdup_printf ("stream %d: %s", s, streams[s].note);
   if (streams[0].n_lat) {
     Stream *st = &streams[0];
 
@@ -817,21 +882,19 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
     r.lat_p99_ms = st->lat[MAX ((gint) (0.99 * st->n_lat + 0.999999) - 1, 0)];
   }
 
+  if (lim->profile && !(profiling = cpu_profile_start ()))
+    append_note (&r.note, "could not start sampling");
   if (lim->threads)
     threads0 = cpu_threads_snapshot ();
-  if (lim->profile && !(profiling = cpu_profile_start ()))
-    r.note = g_strdup ("could not start sampling");
   cpu0 = cpu_time_us ();
   if (n_streams == 1) {
-    if (stream_timed (&streams[0], lim))
-      r.status = RUN_OK;
-    else
+    r.status = stream_timed (&streams[0], lim) ? RUN_OK : RUN_FAILED;
+    if (r.status != RUN_OK)
       r.why = g_strdup (streams[0].why);
     t0 = streams[0].t0;
   } else {
-    StartGate *gates = g_new0 (StartGate, n_streams);
-    GThread **workers = g_new0 (GThread *, n_streams);
-
+    gates = g_new0 (StreamGate, n_streams);
+    workers = g_new0 (GThread *, n_streams);
     for (s = 0; s < n_streams; s++) {
       g_mutex_init (&gates[s].lock);
       g_cond_init (&gates[s].cond);
@@ -840,45 +903,52 @@ run (const gchar * chain, const GstVideoInfo * info, InputKind input,
       workers[s] = g_thread_new ("stream", timed_thread, &gates[s]);
     }
     t0 = g_get_monotonic_time ();
-    for (s = 0; s < n_streams; s++) {
-      g_mutex_lock (&gates[s].lock);
-      gates[s].open = TRUE;
-      g_cond_signal (&gates[s].cond);
-      g_mutex_unlock (&gates[s].lock);
-    }
+    for (s = 0; s < n_streams; s++)
+      gate_set (&gates[s], &gates[s].open);
     r.status = RUN_OK;
     for (s = 0; s < n_streams; s++) {
-      g_thread_join (workers[s]);
+      g_mutex_lock (&gates[s].lock);
+      while (!gates[s].finished)
+        g_cond_wait (&gates[s].cond, &gates[s].lock);
+      g_mutex_unlock (&gates[s].lock);
       if (!gates[s].ok && r.status == RUN_OK) {
         r.status = RUN_FAILED;
         r.why = g_strdup_printf ("stream %d: %s", s, streams[s].why);
       }
-      g_mutex_clear (&gates[s].lock);
-      g_cond_clear (&gates[s].cond);
     }
-    g_free (gates);
-    g_free (workers);
   }
+  /* every stream's thread is still there: its time counts, and its
+   * samples are named */
   cpu1 = cpu_time_us ();
-  for (s = 0; s < n_streams; s++) {
-    frames += streams[s].n_timed;
-    t_end = MAX (t_end, streams[s].t_end);
-  }
+  if (threads0)
+    threads1 = cpu_threads_snapshot ();
   if (profiling) {
     gchar *label = g_strdup_printf ("%s\t%s x%d", chain, input_names[input],
         n_streams);
-    if (!cpu_profile_stop (lim->profile, label, frames)) {
-      g_free (r.note);
-      r.note = g_strdup_printf ("could not write %s", lim->profile);
+    if (!cpu_profile_stop (lim->profile, label, frames_timed (streams,
+                n_streams))) {
+      gchar *why = g_strdup_printf ("could not write %s", lim->profile);
+      append_note (&r.note, why);
+      g_free (why);
     }
     g_free (label);
   }
+  for (s = 0; gates && s < n_streams; s++) {
+    gate_set (&gates[s], &gates[s].release);
+    g_thread_join (workers[s]);
+    g_mutex_clear (&gates[s].lock);
+    g_cond_clear (&gates[s].cond);
+  }
+  g_free (gates);
+  g_free (workers);
+  frames = frames_timed (streams, n_streams);
+  for (s = 0; s < n_streams; s++)
+    t_end = MAX (t_end, streams[s].t_end);
   if (threads0) {
     gchar *text = NULL;
     gsize len = 0;
     FILE *mem = open_memstream (&text, &len);
 
-    threads1 = cpu_threads_snapshot ();
     cpu_threads_report (mem, threads0, threads1, frames);
     fclose (mem);
     r.threads = text;
@@ -1148,10 +1218,13 @@ main (int argc, char **argv)
   /* one context a GPU, shared by every pipeline of a run that uses it */
   if (have_cuda && (want[INPUT_PINNED] || want[INPUT_PAGEABLE] ||
           want[INPUT_CUDA] || want[INPUT_H264])) {
-    if (cudaGetDeviceCount (&n_devices) != cudaSuccess || n_gpus > n_devices)
-      cuda_why = g_strdup_printf ("--gpus %d: this machine has %d", n_gpus,
-          n_devices);
-    else if (!gst_cuda_load_library ())
+    if (cudaGetDeviceCount (&n_devices) != cudaSuccess)
+      n_devices = 0;
+    if (n_gpus > n_devices) {
+      g_printerr ("pipeline-bench: --gpus %d, and this machine has %d\n",
+          n_gpus, n_devices);
+      return 2;
+    } else if (!gst_cuda_load_library ())
       cuda_why = g_strdup ("the CUDA driver library could not be loaded");
     else {
       contexts = g_new0 (GstCudaContext *, n_gpus);
@@ -1230,7 +1303,7 @@ main (int argc, char **argv)
   if (want[INPUT_H264])
     g_print ("input h264: filesrc (%d frames, %dx%d) ! h264parse ! "
         "nvh264dec ! CHAIN ! fakesink\n", lim.clip_frames, width, height);
-  g_print ("%-10s %7s %9s %9s %9s %9s %9s %6s %10s %6s\n", "  input",
+  g_print ("%-13s %7s %9s %9s %9s %9s %9s %6s %10s %6s\n", "  input",
       "frames", "fps", "ms/frame", "lat med", "lat p99", "CPU us/f", "cores",
       "PCIe bound", "of it");
   for (c = 0; c < n_chains; c++) {
@@ -1246,7 +1319,7 @@ main (int argc, char **argv)
           case RUN_NOT_ASKED:
             break;
           case RUN_OK:
-            g_print ("  %-8s %7d %9.1f %9.3f", label, r->frames,
+            g_print ("  %-11s %7d %9.1f %9.3f", label, r->frames,
                 r->fps, 1000.0 / r->fps);
             if (r->lat_samples)
               g_print (" %9.3f %9.3f", r->lat_median_ms, r->lat_p99_ms);
@@ -1262,7 +1335,7 @@ main (int argc, char **argv)
             break;
           case RUN_FAILED:
           case RUN_SKIPPED:
-            g_print ("  %-8s %s: %s\n", label,
+            g_print ("  %-11s %s: %s\n", label,
                 r->status == RUN_SKIPPED ? "SKIPPED" : "FAILED", r->why);
             break;
         }
@@ -1303,7 +1376,8 @@ main (int argc, char **argv)
           if (b > 0)
             fprintf (f, "%.2f", b);
           fprintf (f, ",%.2f,%.3f,%d,%d\n", r->cpu_us_per_frame, r->cores,
-              streams_run, MAX (n_contexts, 1));
+              streams_run, kind == INPUT_SYSTEM ? 0 : MIN (n_contexts,
+                  streams_run));
         }
       fclose (f);
     }

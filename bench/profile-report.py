@@ -78,7 +78,10 @@ def split_frame(frame):
     """'module+0xoff[:symbol]' -> (module, offset, symbol or None)"""
     head, _, sym = frame.partition(':')
     module, _, off = head.rpartition('+')
-    return module, int(off, 16), sym or None
+    try:
+        return module, int(off, 16), sym or None
+    except ValueError:          # "?+(nil)"
+        return module or '?', 0, sym or None
 
 
 def main():
