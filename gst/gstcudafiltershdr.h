@@ -1,0 +1,102 @@
+/* GStreamer
+ * gst-cudafilters: the light levels of HDR video, defined on the CPU
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* CTA-861.3's content light levels (MaxCLL, MaxFALL) of PQ video, split so
+ * that the GPU's part is exact integer work and the rest is done here once:
+ *
+ * - each pixel's largest non-linear component, max(R', G', B'), as a code
+ *   of GST_CUDA_FILTERS_LIGHT_CODES levels over 0-1
+ *   (gst_cuda_filters_max_rgb_code(): integer arithmetic, the same on the
+ *   GPU), counted into a histogram;
+ * - the light of each code in cd/m2 (the PQ EOTF, in double, here);
+ * - a frame's largest and average light from its counts.
+ *
+ * The EOTF is monotonic, so the largest component before it is the largest
+ * after it.  docs/design/hdr.md has the definitions and their limits. */
+
+#ifndef __GST_CUDA_FILTERS_HDR_H__
+#define __GST_CUDA_FILTERS_HDR_H__
+
+#include <stdint.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* codes of max(R', G', B'): 12 bits, finer than the 10-bit samples */
+#define GST_CUDA_FILTERS_LIGHT_CODES 4096
+/* fraction bits of the fixed-point coefficients */
+#define GST_CUDA_FILTERS_MAX_RGB_SHIFT 32
+
+/**
+ * GstCudaFiltersMaxRgb:
+ * @offset_y: subtracted from the luma sample (16 << (depth - 8) in
+ *   narrow range, 0 in full range)
+ * @offset_c: subtracted from the chroma samples (1 << (depth - 1))
+ * @y: @cr_r: @cb_b: @cb_g: @cr_g: the matrix from (Y', Cb, Cr) sample
+ *   steps to codes of max(R', G', B'), in 2^-32nds of a code:
+ *   R' = y Y + cr_r Cr, G' = y Y - cb_g Cb - cr_g Cr, B' = y Y + cb_b Cb
+ *
+ * How a Y'CbCr pixel of one depth, range and matrix becomes its code of
+ * max(R', G', B').
+ */
+typedef struct
+{
+  int32_t offset_y, offset_c;
+  int64_t y, cr_r, cb_b, cb_g, cr_g;
+} GstCudaFiltersMaxRgb;
+
+gboolean gst_cuda_filters_max_rgb_init (GstCudaFiltersMaxRgb * m,
+    guint depth, gboolean full_range, gdouble kr, gdouble kb);
+
+/* The code of max(R', G', B') of one pixel of d-bit samples.  Defined by
+ * this arithmetic: the GPU's copy must be the same. */
+static inline guint
+gst_cuda_filters_max_rgb_code (const GstCudaFiltersMaxRgb * m, int32_t y,
+    int32_t cb, int32_t cr)
+{
+  int64_t yy = (int64_t) (y - m->offset_y) * m->y;
+  int64_t b = (int64_t) (cb - m->offset_c), r = (int64_t) (cr - m->offset_c);
+  int64_t red = yy + r * m->cr_r;
+  int64_t green = yy - b * m->cb_g - r * m->cr_g;
+  int64_t blue = yy + b * m->cb_b;
+  int64_t top = MAX (red, MAX (green, blue));
+  int64_t code;
+
+  if (top <= 0)
+    return 0;
+  code = (top + ((int64_t) 1 << (GST_CUDA_FILTERS_MAX_RGB_SHIFT - 1))) >>
+      GST_CUDA_FILTERS_MAX_RGB_SHIFT;
+  return code >= GST_CUDA_FILTERS_LIGHT_CODES ?
+      GST_CUDA_FILTERS_LIGHT_CODES - 1 : (guint) code;
+}
+
+/* The same for full-range R'G'B' samples of @depth bits: the largest,
+ * rounded to the nearest code. */
+static inline guint
+gst_cuda_filters_max_rgb_code_rgb (guint depth, uint32_t r, uint32_t g,
+    uint32_t b)
+{
+  uint64_t top = MAX (r, MAX (g, b)), full = ((uint64_t) 1 << depth) - 1;
+
+  return (guint) ((top * (GST_CUDA_FILTERS_LIGHT_CODES - 1) + full / 2) /
+      full);
+}
+
+gdouble gst_cuda_filters_pq_eotf (gdouble e);
+
+void gst_cuda_filters_light_of_codes_pq (gdouble
+    light[GST_CUDA_FILTERS_LIGHT_CODES]);
+
+guint64 gst_cuda_filters_light_levels (const guint64
+    counts[GST_CUDA_FILTERS_LIGHT_CODES],
+    const gdouble light[GST_CUDA_FILTERS_LIGHT_CODES], gdouble * max_light,
+    gdouble * average_light);
+
+G_END_DECLS
+#endif /* __GST_CUDA_FILTERS_HDR_H__ */

@@ -1,0 +1,236 @@
+/* The light levels of HDR video as defined on the CPU (gstcudafiltershdr.c):
+ * the PQ EOTF against its inverse and BT.2100's anchors, the light of each
+ * code, the fixed-point max(R', G', B') against the same matrix in double
+ * on random and extreme samples of every depth and range, and a frame's
+ * largest and average light from its counts.  No GPU. */
+#include <math.h>
+#include <gst/check/gstcheck.h>
+
+#include "gstcudafiltershdr.h"
+
+#define CODES GST_CUDA_FILTERS_LIGHT_CODES
+
+/* BT.2020's luma weights */
+#define KR 0.2627
+#define KB 0.0593
+
+/* SMPTE ST 2084's inverse EOTF: light in cd/m2 to the PQ value */
+static gdouble
+pq_inverse_eotf (gdouble light)
+{
+  const gdouble m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128;
+  const gdouble c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32;
+  const gdouble c3 = 2392.0 / 4096 * 32;
+  gdouble y = pow (light / 10000.0, m1);
+
+  return pow ((c1 + c2 * y) / (1.0 + c3 * y), m2);
+}
+
+GST_START_TEST (test_pq_eotf)
+{
+  static const gdouble lights[] = { 0.005, 0.1, 1, 48, 100, 203, 1000, 4000,
+    10000
+  };
+  guint i;
+
+  fail_unless (gst_cuda_filters_pq_eotf (0.0) == 0.0);
+  fail_unless (fabs (gst_cuda_filters_pq_eotf (1.0) - 10000.0) < 1e-9);
+  /* out of range: clamped */
+  fail_unless (gst_cuda_filters_pq_eotf (-0.5) == 0.0);
+  fail_unless (fabs (gst_cuda_filters_pq_eotf (1.5) - 10000.0) < 1e-9);
+  for (i = 0; i < G_N_ELEMENTS (lights); i++) {
+    gdouble back = gst_cuda_filters_pq_eotf (pq_inverse_eotf (lights[i]));
+    fail_unless (fabs (back / lights[i] - 1.0) < 1e-9, "%g cd/m2 -> %g",
+        lights[i], back);
+  }
+  /* BT.2100 / BT.2408: 100 cd/m2 is PQ 0.508, 203 cd/m2 (HDR reference
+   * white) 0.58, 1000 cd/m2 0.75 */
+  fail_unless (fabs (pq_inverse_eotf (100) - 0.5081) < 1e-4);
+  fail_unless (fabs (pq_inverse_eotf (203) - 0.5806) < 1e-4);
+  fail_unless (fabs (pq_inverse_eotf (1000) - 0.7518) < 1e-4);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_light_of_codes)
+{
+  gdouble *light = g_new (gdouble, CODES);
+  guint v;
+
+  gst_cuda_filters_light_of_codes_pq (light);
+  fail_unless (light[0] == 0.0);
+  fail_unless (fabs (light[CODES - 1] - 10000.0) < 1e-9);
+  for (v = 1; v < CODES; v++) {
+    fail_unless (light[v] > light[v - 1], "code %u", v);
+    fail_unless (light[v] == gst_cuda_filters_pq_eotf (v / (gdouble) (CODES -
+                1)));
+  }
+  g_free (light);
+}
+
+GST_END_TEST;
+
+/* max(R', G', B') of integer samples, in codes, in double: the definition
+ * the fixed-point code rounds */
+static gdouble
+max_rgb_exact (guint depth, gboolean full, gint y, gint cb, gint cr)
+{
+  gdouble scale = 1 << (depth - 8), yn, bn, rn, r, g, b;
+  gdouble kg = 1.0 - KR - KB;
+
+  if (full) {
+    gdouble range = (1 << depth) - 1;
+    yn = y / range;
+    bn = (cb - (1 << (depth - 1))) / range;
+    rn = (cr - (1 << (depth - 1))) / range;
+  } else {
+    yn = (y - 16 * scale) / (219 * scale);
+    bn = (cb - (1 << (depth - 1))) / (224 * scale);
+    rn = (cr - (1 << (depth - 1))) / (224 * scale);
+  }
+  r = yn + 2 * (1 - KR) * rn;
+  b = yn + 2 * (1 - KB) * bn;
+  g = (yn - KR * r - KB * b) / kg;
+  return (CODES - 1) * MAX (r, MAX (g, b));
+}
+
+/* the fixed-point code is the exact value rounded (and clamped), up to the
+ * coefficients' rounding: within 1e-3 of a code of it */
+static void
+check_max_rgb (const GstCudaFiltersMaxRgb * m, guint depth, gboolean full,
+    gint y, gint cb, gint cr)
+{
+  guint code = gst_cuda_filters_max_rgb_code (m, y, cb, cr);
+  gdouble want = CLAMP (max_rgb_exact (depth, full, y, cb, cr), 0.0,
+      CODES - 1);
+
+  fail_unless (fabs (code - want) <= 0.5 + 1e-3, "depth %u full %d: "
+      "Y'CbCr %d %d %d: code %u, exactly %.6f", depth, full, y, cb, cr, code,
+      want);
+}
+
+GST_START_TEST (test_max_rgb_code)
+{
+  static const guint depths[] = { 8, 10, 12, 16 };
+  GRand *rand = g_rand_new ();
+  guint d, i;
+  gint full;
+
+  for (d = 0; d < G_N_ELEMENTS (depths); d++)
+    for (full = 0; full <= 1; full++) {
+      guint depth = depths[d];
+      gint top = (1 << depth) - 1, mid = 1 << (depth - 1), y;
+      GstCudaFiltersMaxRgb m;
+
+      fail_unless (gst_cuda_filters_max_rgb_init (&m, depth, full, KR, KB));
+      /* neutral: every luma sample */
+      for (y = 0; y <= top; y += depth > 12 ? 7 : 1)
+        check_max_rgb (&m, depth, full, y, mid, mid);
+      /* the corners of the sample cube */
+      for (i = 0; i < 8; i++)
+        check_max_rgb (&m, depth, full, i & 1 ? top : 0, i & 2 ? top : 0,
+            i & 4 ? top : 0);
+      for (i = 0; i < 200000; i++)
+        check_max_rgb (&m, depth, full, g_rand_int_range (rand, 0, top + 1),
+            g_rand_int_range (rand, 0, top + 1),
+            g_rand_int_range (rand, 0, top + 1));
+    }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The anchors of narrow-range 10-bit BT.2020: black, white, the primaries
+ * at full strength. */
+GST_START_TEST (test_max_rgb_anchors)
+{
+  GstCudaFiltersMaxRgb m;
+
+  fail_unless (gst_cuda_filters_max_rgb_init (&m, 10, FALSE, KR, KB));
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code (&m, 64, 512, 512), 0);
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code (&m, 940, 512, 512),
+      CODES - 1);
+  /* below black and above white: clamped */
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code (&m, 4, 512, 512), 0);
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code (&m, 1019, 512, 512),
+      CODES - 1);
+  /* R' = 1: Y' = Kr, Cb = -Kr / (2 (1 - Kb)), Cr = 1/2, quantized */
+  fail_unless (gst_cuda_filters_max_rgb_code (&m, 64 + 876 * KR + 0.5,
+          512 - 896 * KR / (2 * (1 - KB)) + 0.5, 512 + 448) >= CODES - 8);
+  /* B' = 1 */
+  fail_unless (gst_cuda_filters_max_rgb_code (&m, 64 + 876 * KB + 0.5,
+          512 + 448, 512 - 896 * KB / (2 * (1 - KR)) + 0.5) >= CODES - 8);
+
+  fail_if (gst_cuda_filters_max_rgb_init (&m, 7, FALSE, KR, KB));
+  fail_if (gst_cuda_filters_max_rgb_init (&m, 17, FALSE, KR, KB));
+  fail_if (gst_cuda_filters_max_rgb_init (&m, 10, FALSE, 0.6, 0.5));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_max_rgb_code_rgb)
+{
+  guint v;
+
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (10, 0, 0, 0), 0);
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (10, 1023, 0, 0),
+      CODES - 1);
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (10, 3, 1023, 7),
+      CODES - 1);
+  for (v = 0; v < 1024; v++) {
+    gdouble want = v * (CODES - 1) / 1023.0;
+    guint code = gst_cuda_filters_max_rgb_code_rgb (10, v / 2, v, v / 3);
+    fail_unless (fabs (code - want) <= 0.5, "%u: %u", v, code);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_light_levels)
+{
+  guint64 *counts = g_new0 (guint64, CODES);
+  gdouble *light = g_new (gdouble, CODES);
+  gdouble max_light = -1, average = -1;
+
+  gst_cuda_filters_light_of_codes_pq (light);
+  /* no pixels */
+  fail_unless (gst_cuda_filters_light_levels (counts, light, &max_light,
+          &average) == 0);
+  fail_unless (max_light == 0.0 && average == 0.0);
+  /* every pixel at one code */
+  counts[2000] = 3840 * 2160;
+  fail_unless (gst_cuda_filters_light_levels (counts, light, &max_light,
+          &average) == 3840 * 2160);
+  fail_unless (max_light == light[2000]);
+  fail_unless (fabs (average / light[2000] - 1.0) < 1e-12);
+  /* three pixels at black, one at 10000 cd/m2 */
+  counts[2000] = 0;
+  counts[0] = 3;
+  counts[CODES - 1] = 1;
+  fail_unless (gst_cuda_filters_light_levels (counts, light, &max_light,
+          &average) == 4);
+  fail_unless (max_light == light[CODES - 1]);
+  fail_unless (fabs (average - 2500.0) < 1e-9);
+  g_free (counts);
+  g_free (light);
+}
+
+GST_END_TEST;
+
+static Suite *
+hdr_suite (void)
+{
+  Suite *s = suite_create ("hdr");
+  TCase *tc = tcase_create ("cpu");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_pq_eotf);
+  tcase_add_test (tc, test_light_of_codes);
+  tcase_add_test (tc, test_max_rgb_code);
+  tcase_add_test (tc, test_max_rgb_anchors);
+  tcase_add_test (tc, test_max_rgb_code_rgb);
+  tcase_add_test (tc, test_light_levels);
+  return s;
+}
+
+GST_CHECK_MAIN (hdr);
