@@ -3,13 +3,16 @@
 
     cudahist-read.py                  run a test pattern through cudahist,
                                       print each message's histogram and
-                                      check it against the frame's meta
+                                      check it against the frame's meta,
+                                      with array-format value-array and
+                                      buffer: the same counts
     cudahist-read.py --parse FILE     read messages as `gst-launch-1.0 -m`
                                       prints them, one per line
 
 Needs PyGObject and GStreamer's Python overrides (Debian: python3-gi,
 python3-gst-1.0), which turn the count arrays into Python sequences.
 """
+import struct
 import sys
 
 import gi
@@ -18,9 +21,19 @@ gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
 
 
+def counts(value):
+    """A channel's counts: a sequence (array-format=value-array), or a
+    Gst.Buffer of guint64 in the machine's byte order (array-format=buffer,
+    cheaper to build and to read)."""
+    if isinstance(value, Gst.Buffer):
+        data = value.extract_dup(0, value.get_size())
+        return list(struct.unpack("=%dQ" % (len(data) // 8), data))
+    return list(value)
+
+
 def histogram(structure):
     """{channel: [counts]} of a `cudahist` message or GstCudaHistMeta."""
-    return {name: list(structure.get_value(name))
+    return {name: counts(structure.get_value(name))
             for name in structure.get_value("channels")}
 
 
@@ -57,11 +70,12 @@ def on_buffer(pad, info, state):
     return Gst.PadProbeReturn.OK
 
 
-def run_pipeline():
+def run_pipeline(array_format):
     pipeline = Gst.parse_launch(
         "videotestsrc num-buffers=5 pattern=smpte ! "
         "video/x-raw,format=RGBA,width=320,height=240 ! "
-        "cudahist name=hist bins=16 attach-meta=true ! fakesink name=sink")
+        "cudahist name=hist bins=16 attach-meta=true "
+        f"array-format={array_format} ! fakesink name=sink")
     state = {"loop": GLib.MainLoop(), "messages": [], "metas": [],
              "error": None}
     bus = pipeline.get_bus()
@@ -74,9 +88,9 @@ def run_pipeline():
     pipeline.set_state(Gst.State.NULL)
     if state["error"]:
         print("error:", state["error"], file=sys.stderr)
-        return 1
+        return None
     assert len(state["messages"]) == 5 and state["messages"] == state["metas"]
-    return 0
+    return state["messages"]
 
 
 def parse(path):
@@ -100,4 +114,9 @@ if __name__ == "__main__":
     Gst.init(None)
     if len(sys.argv) == 3 and sys.argv[1] == "--parse":
         sys.exit(parse(sys.argv[2]))
-    sys.exit(run_pipeline())
+    arrays = run_pipeline("value-array")
+    buffers = run_pipeline("buffer")
+    if arrays is None or buffers is None:
+        sys.exit(1)
+    assert arrays == buffers
+    sys.exit(0)

@@ -4,7 +4,8 @@
 - on messages a GPU run printed (tests/data/cudahist-gst-launch.txt, from
   `gst-launch-1.0 -m ... ! cudahist ! ...` on an H100): it must read every
   channel's counts, and they must sum to the pixels;
-- with a GPU, on a live pipeline: messages and metas.
+- with a GPU, on a live pipeline: messages and metas, the same counts
+  with array-format value-array and buffer.
 
 Exits 77 (skipped) without PyGObject and GStreamer's Python overrides, and
 skips the live part without a GPU."""
