@@ -11,7 +11,7 @@
 /* Exact sums past 64 bits, the variance and percentiles computed from
  * them, and the fields and arrays of values of a message: what cudahist
  * and cudasum build their results with, tested on the CPU in
- * tests/check/libs/base.c. */
+ * tests/check/libs/analysis.c. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -128,8 +128,8 @@ gst_cuda_filters_array_format_get_type (void)
  * profile): as gst_cuda_filters_structure_take_array() does, or, in
  * @format GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER, as a #GstBuffer holding a
  * copy of the @n values as they are in memory.  Building 1024 GValues and
- * the arrays that hold them is most of the CPU time a cudahist frame takes
- * (docs/performance.md); a buffer is one copy.
+ * the arrays that hold them is about half the CPU time a cudahist frame
+ * takes (docs/performance.md); a buffer is one copy.
  */
 void
 gst_cuda_filters_structure_take_values (GstStructure * s, const gchar * name,

@@ -301,6 +301,11 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
     fail_if (gst_structure_has_field (s, "crop-x"), "%s", what);
     expected_clear (&e);
   }
+  /* the profiles in the format asked for */
+  if (strstr (launch, "profiles=true"))
+    fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s,
+                "row-means")) == (strstr (launch, "array-format=buffer") !=
+            NULL), "%s: array format", what);
   gst_structure_free (s);
   gst_buffer_unref (in);
   g_free (what);
@@ -799,15 +804,22 @@ GST_START_TEST (test_meta)
   guint i;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 64, 48);
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < 4; i++) {
     GstBuffer *in = make_frame (GST_VIDEO_FORMAT_BGRx, 64, 48, 0,
         FRAME_RANDOM);
-    GstStructure *s = cf_test_meta_result (hr, in, "GstCudaSumMeta",
-        "cudasum");
+    GstElement *sum = gst_harness_find_element (hr, "cudasum");
+    GstStructure *s;
     Expected e;
 
+    /* the profiles as value arrays, then as buffers */
+    gst_util_set_object_arg (G_OBJECT (sum), "array-format", i % 2 ?
+        "buffer" : "value-array");
+    gst_object_unref (sum);
+    s = cf_test_meta_result (hr, in, "GstCudaSumMeta", "cudasum");
     expected_of_frame (in, &info, &part, 24, &e);
     check_stats (s, &e, 1, TRUE, TRUE, "meta");
+    fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s,
+                "row-means")) == (i % 2 == 1));
     expected_clear (&e);
     gst_structure_free (s);
     gst_buffer_unref (in);

@@ -145,6 +145,7 @@ GST_END_TEST;
 GST_START_TEST (test_max_rgb_anchors)
 {
   GstCudaFiltersMaxRgb m;
+  guint code;
 
   fail_unless (gst_cuda_filters_max_rgb_init (&m, 10, FALSE, KR, KB));
   fail_unless_equals_int (gst_cuda_filters_max_rgb_code (&m, 64, 512, 512), 0);
@@ -160,6 +161,21 @@ GST_START_TEST (test_max_rgb_anchors)
   /* B' = 1 */
   fail_unless (gst_cuda_filters_max_rgb_code (&m, 64 + 876 * KB + 0.5,
           512 + 448, 512 - 896 * KB / (2 * (1 - KR)) + 0.5) >= CODES - 8);
+  /* R' = 1/2, not clamped: code 2047.5, give or take the samples' rounding
+   * (half a step of Y, Cb and Cr: under 6 codes) */
+  code = gst_cuda_filters_max_rgb_code (&m, 64 + 876 * KR / 2 + 0.5,
+      512 - 448 * KR / (2 * (1 - KB)) + 0.5, 512 + 224);
+  fail_unless (code >= 2041 && code <= 2054, "R' 1/2: code %u", code);
+  /* the matrix is BT.2020's published one: 1.4746, 1.8814, 0.16455,
+   * 0.57135, times codes over chroma steps */
+  fail_unless (fabs (ldexp ((gdouble) m.cr_r, -32) / (4095.0 / 896) -
+          1.4746) < 1e-4);
+  fail_unless (fabs (ldexp ((gdouble) m.cb_b, -32) / (4095.0 / 896) -
+          1.8814) < 1e-4);
+  fail_unless (fabs (ldexp ((gdouble) m.cb_g, -32) / (4095.0 / 896) -
+          0.16455) < 1e-5);
+  fail_unless (fabs (ldexp ((gdouble) m.cr_g, -32) / (4095.0 / 896) -
+          0.57135) < 1e-5);
 
   fail_if (gst_cuda_filters_max_rgb_init (&m, 7, FALSE, KR, KB));
   fail_if (gst_cuda_filters_max_rgb_init (&m, 17, FALSE, KR, KB));
