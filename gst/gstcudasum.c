@@ -59,14 +59,13 @@
 
 #include "gstcudasum.h"
 #include "gstcudasumdetect.h"
+#include "gstcudasumresult.h"
 
-#include <math.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
 #define GST_CAT_DEFAULT gst_cuda_sum_debug
 
-#define N_COUNTS (CF_HIST_MAX_CHANNELS * CF_HIST_BINS)
 #define DEFAULT_PERCENTILES FALSE
 #define DEFAULT_PROFILES FALSE
 #define DEFAULT_DETECT 0
@@ -81,62 +80,6 @@ enum
   PROP_BLACK_THRESHOLD,
   PROP_DETECT_FIRST,            /* the detectors' settings from here on */
 };
-
-/* what a frame's result or an interval's total holds */
-enum
-{
-  HAS_HISTOGRAM = 1 << 0,
-  HAS_PROFILES = 1 << 1,
-  HAS_CROP = 1 << 2,
-  HAS_BLACK = 1 << 3,
-  HAS_CUT = 1 << 4,
-  HAS_DIFF = 1 << 5,            /* a previous frame to compare with */
-  HAS_LUMA_HISTOGRAM = 1 << 6,
-};
-
-/* A frame's result, in a pinned slot: this header, which analyse()
- * fills, then from DEVICE_OFFSET on the sums the kernels added up in
- * device memory, copied there by the base class: cf_sum_planes_add's
- * (the statistics, then with profiles or crop the row sums and column
- * sums of the region's luma, and at luma_hist_offset its counts, for the
- * cuts), and cf_hist_planes_add's at hist_offset (percentiles). */
-typedef struct
-{
-  guint32 has, detect;          /* detect: the frame's detectors */
-  guint32 black_threshold;
-  gint32 x, y, width, height;
-  guint64 samples[CF_HIST_MAX_CHANNELS];
-  guint64 hist_offset, luma_hist_offset;        /* from DEVICE_OFFSET */
-  /* what the detectors saw in the frame (observe()) */
-  CfDetectFrame seen;
-} SumResult;
-
-#define DEVICE_OFFSET GST_ROUND_UP_N (sizeof (SumResult), 256)
-
-/* An interval's total; then profile_height + profile_width guint64 sums.
- * Exact for any interval: `sum` is posted in 64 bits, and the interval is
- * posted before a frame would take it past them (gst_cuda_sum_fits); the
- * squares, up to 255 times that, are summed in 128 bits.  samples, black,
- * black_pixels and the histogram's counts are at most the interval's
- * pixels, which the base class keeps within 64 bits; the row and column
- * sums add 32-bit sums of at most G_MAXUINT frames. */
-typedef struct
-{
-  guint32 has;
-  guint64 samples[CF_HIST_MAX_CHANNELS];
-  guint64 sum[CF_HIST_MAX_CHANNELS];
-  GstCudaFiltersU128 sum_squares[CF_HIST_MAX_CHANNELS];
-  guint32 min[CF_HIST_MAX_CHANNELS], max[CF_HIST_MAX_CHANNELS];
-  guint64 counts[N_COUNTS];
-  guint64 black, black_pixels;
-  gdouble frame_diff, hist_diff;
-  gboolean has_stable_crop;
-  CfDetectRect stable_crop;
-  gboolean crop_found;
-  gint crop_x0, crop_y0, crop_x1, crop_y1;      /* x1, y1 exclusive */
-  guint profile_frames;
-  gint profile_width, profile_height;
-} SumTotal;
 
 struct _GstCudaSum
 {
@@ -207,17 +150,6 @@ device_sums_bytes (gint width, gint height)
       sizeof (guint32) * CF_HIST_BINS;
 }
 
-static const guint8 *
-result_sums (const SumResult * r)
-{
-  return (const guint8 *) r + DEVICE_OFFSET;
-}
-
-static guint64 *
-total_rows (SumTotal * t)
-{
-  return (guint64 *) (t + 1);
-}
 
 /* The kernels add into device memory and have no last block to wait for,
  * which shortens every launch of the statistics (docs/design/sum.md). */
@@ -396,220 +328,6 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   if (err != 0)
     self->previous_valid = FALSE;
   return err;
-}
-
-static void
-gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
-    gconstpointer result, guint frames)
-{
-  SumTotal *t = total;
-  const SumResult *r = result;
-  guint64 pixels = (guint64) r->width * r->height;
-  CfSumStats stats;
-  const guint32 *rows = cf_sum_sums_read (result_sums (r), &stats);
-  guint c, i;
-
-  if (frames == 0) {
-    memset (t, 0, sizeof (*t));
-    for (c = 0; c < CF_HIST_MAX_CHANNELS; c++)
-      t->min[c] = 255;
-  }
-  t->has |= r->has;
-  for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
-    t->samples[c] += r->samples[c];
-    t->sum[c] += stats.sum[c];
-    gst_cuda_filters_u128_add (&t->sum_squares[c], stats.sum_squares[c]);
-    t->min[c] = MIN (t->min[c], stats.min[c]);
-    t->max[c] = MAX (t->max[c], stats.max[c]);
-  }
-  if (r->has & HAS_HISTOGRAM) {
-    guint32 counts[N_COUNTS];
-
-    cf_hist_sums_counts (result_sums (r) + r->hist_offset, counts);
-    for (i = 0; i < N_COUNTS; i++)
-      t->counts[i] += counts[i];
-  }
-  if (r->has & HAS_BLACK) {
-    t->black += stats.black;
-    t->black_pixels += pixels;
-  }
-  if ((r->has & HAS_DIFF) && pixels > 0)
-    t->frame_diff = MAX (t->frame_diff, (gdouble) stats.abs_diff / pixels);
-  t->hist_diff = MAX (t->hist_diff, r->seen.hist_diff);
-  t->has_stable_crop = r->seen.has_stable_crop;
-  t->stable_crop = r->seen.stable_crop;
-  if (r->has & HAS_CROP) {
-    CfDetectRect b;
-
-    if (cf_detect_border_rect (rows, r->width, r->height, r->black_threshold,
-            &b)) {
-      gint x0 = r->x + b.x, y0 = r->y + b.y;
-      gint x1 = x0 + b.width, y1 = y0 + b.height;
-
-      if (!t->crop_found) {
-        t->crop_x0 = x0;
-        t->crop_y0 = y0;
-        t->crop_x1 = x1;
-        t->crop_y1 = y1;
-      } else {
-        t->crop_x0 = MIN (t->crop_x0, x0);
-        t->crop_y0 = MIN (t->crop_y0, y0);
-        t->crop_x1 = MAX (t->crop_x1, x1);
-        t->crop_y1 = MAX (t->crop_y1, y1);
-      }
-      t->crop_found = TRUE;
-    }
-  }
-  if (r->has & HAS_PROFILES) {
-    guint64 *sums = total_rows (t);
-    guint n = (guint) r->height + (guint) r->width;
-
-    /* a region of another size starts the profiles again */
-    if (t->profile_frames == 0 || t->profile_width != r->width ||
-        t->profile_height != r->height) {
-      memset (sums, 0, n * sizeof (guint64));
-      t->profile_frames = 0;
-      t->profile_width = r->width;
-      t->profile_height = r->height;
-    }
-    for (i = 0; i < n; i++)
-      sums[i] += rows[i];
-    t->profile_frames++;
-  }
-}
-
-/* `sum` is posted as a G_TYPE_UINT64: a frame that would take a channel's
- * past 2^64 - 1 starts the next interval (the base class posts this one
- * first).  That takes 8.7e9 4K frames, more than a message's `frames`
- * can count, but only 1.7e7 frames of 2^32 pixels (4 GiB of GRAY8). */
-static gboolean
-gst_cuda_sum_fits (GstCudaFiltersAnalysis * analysis, gconstpointer total,
-    gconstpointer result)
-{
-  const SumTotal *t = total;
-  CfSumStats stats;
-  guint c;
-
-  cf_sum_sums_read (result_sums (result), &stats);
-  for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
-    if (stats.sum[c] > G_MAXUINT64 - t->sum[c])
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* The p-th percentile of @counts (256 bins of @n samples). */
-static guint
-percentile (const guint64 * counts, guint64 n, guint p)
-{
-  return gst_cuda_filters_percentile (counts, CF_HIST_BINS, n, p);
-}
-
-/* sqrt (n q - s^2) / n, the numerator exact */
-static gdouble
-stddev_of (guint64 n, guint64 s, const GstCudaFiltersU128 * q)
-{
-  if (n == 0)
-    return 0.0;
-  return sqrt (gst_cuda_filters_variance_numerator (n, s, q)) / (gdouble) n;
-}
-
-static void
-gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
-    GstStructure * s, gconstpointer total, guint frames,
-    const GstCudaFiltersRegion * region)
-{
-  SumTotal *t = (SumTotal *) total;
-  guint n = region->n_channels, c;
-  guint64 sums[CF_HIST_MAX_CHANNELS] = { 0, };
-  gdouble means[CF_HIST_MAX_CHANNELS], stddevs[CF_HIST_MAX_CHANNELS];
-  guint mins[CF_HIST_MAX_CHANNELS], maxs[CF_HIST_MAX_CHANNELS];
-  for (c = 0; c < n; c++) {
-    guint64 samples = t->samples[c];
-
-    sums[c] = t->sum[c];
-    means[c] = samples ? (gdouble) t->sum[c] / samples : 0.0;
-    stddevs[c] = stddev_of (samples, t->sum[c], &t->sum_squares[c]);
-    mins[c] = samples ? t->min[c] : 0;
-    maxs[c] = samples ? t->max[c] : 0;
-  }
-  gst_cuda_filters_structure_take_array (s, "sum", G_TYPE_UINT64, n, sums);
-  gst_cuda_filters_structure_take_array (s, "mean", G_TYPE_DOUBLE, n, means);
-  gst_cuda_filters_structure_take_array (s, "min", G_TYPE_UINT, n, mins);
-  gst_cuda_filters_structure_take_array (s, "max", G_TYPE_UINT, n, maxs);
-  gst_cuda_filters_structure_take_array (s, "stddev", G_TYPE_DOUBLE, n,
-      stddevs);
-
-  if (t->has & HAS_HISTOGRAM) {
-    guint low[CF_HIST_MAX_CHANNELS], median[CF_HIST_MAX_CHANNELS],
-        high[CF_HIST_MAX_CHANNELS];
-
-    for (c = 0; c < n; c++) {
-      const guint64 *counts = t->counts + c * CF_HIST_BINS;
-      guint64 samples = 0;
-      guint v;
-
-      for (v = 0; v < CF_HIST_BINS; v++)
-        samples += counts[v];
-      low[c] = percentile (counts, samples, 10);
-      median[c] = percentile (counts, samples, 50);
-      high[c] = percentile (counts, samples, 90);
-    }
-    gst_cuda_filters_structure_take_array (s, "low", G_TYPE_UINT, n, low);
-    gst_cuda_filters_structure_take_array (s, "median", G_TYPE_UINT, n, median);
-    gst_cuda_filters_structure_take_array (s, "high", G_TYPE_UINT, n, high);
-  }
-
-  if ((t->has & HAS_PROFILES) && t->profile_frames > 0) {
-    const guint64 *rows = total_rows (t);
-    const guint64 *columns = rows + t->profile_height;
-    GstCudaFiltersArrayFormat format =
-        gst_cuda_filters_analysis_get_array_format (analysis);
-    gdouble *means_y = g_new (gdouble, MAX (t->profile_height, 1));
-    gdouble *means_x = g_new (gdouble, MAX (t->profile_width, 1));
-    gint i;
-
-    /* a row of no pixels (a region of width 0) has mean 0 */
-    for (i = 0; i < t->profile_height; i++)
-      means_y[i] = t->profile_width ? (gdouble) rows[i] /
-          ((gdouble) t->profile_frames * t->profile_width) : 0.0;
-    for (i = 0; i < t->profile_width; i++)
-      means_x[i] = t->profile_height ? (gdouble) columns[i] /
-          ((gdouble) t->profile_frames * t->profile_height) : 0.0;
-    gst_cuda_filters_structure_take_values (s, "row-means", G_TYPE_DOUBLE,
-        t->profile_height, means_y, format);
-    gst_cuda_filters_structure_take_values (s, "column-means", G_TYPE_DOUBLE,
-        t->profile_width, means_x, format);
-    g_free (means_y);
-    g_free (means_x);
-  }
-
-  if (t->has & HAS_CROP) {
-    gboolean found = t->crop_found;
-
-    const CfDetectRect *st = &t->stable_crop;
-    gboolean stable = t->has_stable_crop;
-
-    gst_structure_set (s,
-        "crop-x", G_TYPE_UINT, found ? (guint) t->crop_x0 : 0u,
-        "crop-y", G_TYPE_UINT, found ? (guint) t->crop_y0 : 0u,
-        "crop-width", G_TYPE_UINT,
-        found ? (guint) (t->crop_x1 - t->crop_x0) : 0u,
-        "crop-height", G_TYPE_UINT,
-        found ? (guint) (t->crop_y1 - t->crop_y0) : 0u,
-        "stable-crop-x", G_TYPE_UINT, stable ? (guint) st->x : 0u,
-        "stable-crop-y", G_TYPE_UINT, stable ? (guint) st->y : 0u,
-        "stable-crop-width", G_TYPE_UINT, stable ? (guint) st->width : 0u,
-        "stable-crop-height", G_TYPE_UINT, stable ? (guint) st->height : 0u,
-        NULL);
-  }
-  if (t->has & HAS_BLACK)
-    gst_structure_set (s, "black-ratio", G_TYPE_DOUBLE, t->black_pixels ?
-        (gdouble) t->black / t->black_pixels : 0.0, NULL);
-  if (t->has & HAS_CUT)
-    gst_structure_set (s, "frame-diff", G_TYPE_DOUBLE, t->frame_diff, NULL);
-  if (t->has & HAS_LUMA_HISTOGRAM)
-    gst_structure_set (s, "hist-diff", G_TYPE_DOUBLE, t->hist_diff, NULL);
 }
 
 static void
