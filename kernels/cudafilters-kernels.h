@@ -70,6 +70,30 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height,
     CfPackedLayout layout, CfGrayMatrix matrix);
 
+/* High bit depth (docs/design/high-bit-depth.md; CPU references only so
+ * far, the kernels to come).  A plane of 16-bit little-endian words holds
+ * d-bit samples v at bit `shift` (P010: depth 10, shift 6; I420_10LE:
+ * depth 10, shift 0): v = (word >> shift) & (2^depth - 1). */
+
+/* dst (16-bit words) = grey of src (32-bit RGB10A2_LE words: R in bits
+ * 0-9, G 10-19, B 20-29; with swap_rb BGR10A2_LE, B in bits 0-9), MSB
+ * aligned: ((kr * R + kg * G + kb * B + 32768) >> 16) << 6, the 8-bit
+ * weights (white stays 1023). */
+void cf_ref_gray16_from_rgb10a2 (const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int swap_rb,
+    CfGrayMatrix matrix);
+
+/* dst (16-bit words) = v << (16 - depth): the samples MSB-aligned, as
+ * P010 and GRAY16 hold them.  depth 1 to 16. */
+void cf_ref_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift);
+
+/* dst (bytes) = min ((v + 2^(depth - 9)) >> (depth - 8), 255): the 8-bit
+ * code whose 2^(depth - 8) multiple is nearest (BT.709, BT.2100).  depth
+ * 9 to 16. */
+void cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift);
+
 /* ---- Gaussian blur (stencil pattern) ---------------------------------- */
 
 /* The largest radius (taps on each side of the centre) a blur takes. */

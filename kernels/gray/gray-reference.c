@@ -1,4 +1,5 @@
-/* CPU reference of kernels/gray.cu: the same fixed-point arithmetic. */
+/* CPU reference of kernels/gray.cu: the same fixed-point arithmetic; and
+ * of the high-bit-depth grey to come (cudafilters-kernels.h). */
 #include "cudafilters-kernels.h"
 
 #include <math.h>
@@ -39,6 +40,78 @@ cf_ref_gray_from_packed (const void *src, size_t src_pitch, void *dst,
       uint32_t sum = w.kr * p[layout.r] + w.kg * p[layout.g]
           + w.kb * p[layout.b] + 32768u;
       d[x] = (uint8_t) (sum >> 16);
+    }
+  }
+}
+
+static uint32_t
+sample (const uint8_t * row, int x, int depth, int shift)
+{
+  uint32_t word = row[2 * x] | (uint32_t) row[2 * x + 1] << 8;
+
+  return (word >> shift) & ((1u << depth) - 1);
+}
+
+static void
+put16 (uint8_t * row, int x, uint32_t value)
+{
+  row[2 * x] = (uint8_t) value;
+  row[2 * x + 1] = (uint8_t) (value >> 8);
+}
+
+void
+cf_ref_gray16_from_rgb10a2 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int swap_rb, CfGrayMatrix matrix)
+{
+  CfGrayWeights w = cf_gray_weights (matrix);
+  int x, y;
+
+  for (y = 0; y < height; y++) {
+    const uint8_t *s = (const uint8_t *) src + (size_t) y * src_pitch;
+    uint8_t *d = (uint8_t *) dst + (size_t) y * dst_pitch;
+
+    for (x = 0; x < width; x++) {
+      const uint8_t *p = s + (size_t) x * 4;
+      uint32_t word = p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 |
+          (uint32_t) p[3] << 24;
+      uint32_t lo = word & 1023, g = (word >> 10) & 1023;
+      uint32_t hi = (word >> 20) & 1023;
+      uint32_t r = swap_rb ? hi : lo, b = swap_rb ? lo : hi;
+
+      put16 (d, x, ((w.kr * r + w.kg * g + w.kb * b + 32768u) >> 16) << 6);
+    }
+  }
+}
+
+void
+cf_ref_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift)
+{
+  int x, y;
+
+  for (y = 0; y < height; y++) {
+    const uint8_t *s = (const uint8_t *) src + (size_t) y * src_pitch;
+    uint8_t *d = (uint8_t *) dst + (size_t) y * dst_pitch;
+
+    for (x = 0; x < width; x++)
+      put16 (d, x, sample (s, x, depth, shift) << (16 - depth));
+  }
+}
+
+void
+cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift)
+{
+  int x, y;
+
+  for (y = 0; y < height; y++) {
+    const uint8_t *s = (const uint8_t *) src + (size_t) y * src_pitch;
+    uint8_t *d = (uint8_t *) dst + (size_t) y * dst_pitch;
+
+    for (x = 0; x < width; x++) {
+      uint32_t v = (sample (s, x, depth, shift) + (1u << (depth - 9))) >>
+          (depth - 8);
+      d[x] = (uint8_t) (v > 255 ? 255 : v);
     }
   }
 }

@@ -1,6 +1,8 @@
 /* The CPU reference of cudagray, checked against its definition (no GPU
  * needed): documented weights, exact fixed-point rounding, closeness to the
- * real-valued matrix, channel order and strides. */
+ * real-valued matrix, channel order and strides; and the high-bit-depth
+ * references (docs/design/high-bit-depth.md): 10-bit RGB's grey, samples
+ * MSB-aligned, and samples to 8 bits, against their definitions. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
 
@@ -127,10 +129,116 @@ GST_START_TEST (test_strides_respected)
 
 GST_END_TEST;
 
+/* RGB10A2_LE and BGR10A2_LE: the rounding rule exactly, MSB-aligned, the
+ * real matrix within 0.53 (the weights' rounding at 10 bits), white 1023,
+ * the alpha bits ignored; random colours and the extremes. */
+GST_START_TEST (test_rgb10a2_rounds_as_defined)
+{
+  GRand *rand = g_rand_new ();
+  guint i, n;
+
+  for (i = 0; i < G_N_ELEMENTS (matrices); i++) {
+    double kg = 1.0 - matrices[i].kr - matrices[i].kb;
+    CfGrayWeights w = cf_gray_weights (matrices[i].matrix);
+
+    for (n = 0; n < 300000; n++) {
+      guint32 r = n < 8 ? (n & 1 ? 1023 : 0) : g_rand_int_range (rand, 0, 1024);
+      guint32 g = n < 8 ? (n & 2 ? 1023 : 0) : g_rand_int_range (rand, 0, 1024);
+      guint32 b = n < 8 ? (n & 4 ? 1023 : 0) : g_rand_int_range (rand, 0, 1024);
+      guint32 alpha = g_rand_int_range (rand, 0, 4) << 30;
+      guint32 rgb = r | g << 10 | b << 20 | alpha;
+      guint32 bgr = b | g << 10 | r << 20 | alpha;
+      guint8 in[4], out[2] = { 0x5a, 0x5a };
+      guint got, want = (guint) floor ((w.kr * r + w.kg * g + w.kb * b) /
+          65536.0 + 0.5);
+      double exact = matrices[i].kr * r + kg * g + matrices[i].kb * b;
+
+      GST_WRITE_UINT32_LE (in, rgb);
+      cf_ref_gray16_from_rgb10a2 (in, 4, out, 2, 1, 1, FALSE,
+          matrices[i].matrix);
+      got = GST_READ_UINT16_LE (out);
+      if ((got & 63) || got >> 6 != want || fabs ((got >> 6) - exact) > 0.53)
+        fail ("matrix %d RGB10A2 (%u,%u,%u): got %u (>> 6: %u), rule %u, "
+            "exact %.3f", matrices[i].matrix, r, g, b, got, got >> 6, want,
+            exact);
+      GST_WRITE_UINT32_LE (in, bgr);
+      cf_ref_gray16_from_rgb10a2 (in, 4, out, 2, 1, 1, TRUE,
+          matrices[i].matrix);
+      fail_unless_equals_int (GST_READ_UINT16_LE (out), got);
+      if (r == 1023 && g == 1023 && b == 1023)
+        fail_unless_equals_int (got, 1023 << 6);
+    }
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Every sample value of each depth, at the bottom of the word and at the
+ * top, with the word's other bits random: v << (16 - depth) and the 8-bit
+ * code, each against its definition; two rows of a padded pitch, the
+ * padding left as it was. */
+GST_START_TEST (test_high_depth_samples)
+{
+  static const guint depths[] = { 9, 10, 12, 16 };
+  GRand *rand = g_rand_new ();
+  guint d, top;
+
+  for (d = 0; d < G_N_ELEMENTS (depths); d++)
+    for (top = 0; top <= 1; top++) {
+      guint depth = depths[d], shift = top ? 16 - depth : 0;
+      guint count = 1u << depth, width = count / 2, v;
+      gsize pitch = 2 * width + 6, out_pitch = 2 * width + 10;
+      guint8 *in = g_malloc (2 * pitch), *out16 = g_malloc (2 * out_pitch);
+      guint8 *out8 = g_malloc (2 * (width + 3));
+
+      for (v = 0; v < count; v++) {
+        guint32 other = g_rand_int (rand) & 0xffff &
+            ~(((1u << depth) - 1) << shift);
+        guint8 *word = in + (v / width) * pitch + 2 * (v % width);
+        GST_WRITE_UINT16_LE (word, (v << shift) | other);
+      }
+      memset (out16, 0x5a, 2 * out_pitch);
+      memset (out8, 0x5a, 2 * (width + 3));
+      cf_ref_plane_to_msb16 (in, pitch, out16, out_pitch, width, 2, depth,
+          shift);
+      cf_ref_plane_to_8 (in, pitch, out8, width + 3, width, 2, depth, shift);
+      for (v = 0; v < count; v++) {
+        guint row = v / width, x = v % width;
+        guint got16 = GST_READ_UINT16_LE (out16 + row * out_pitch + 2 * x);
+        guint got8 = out8[row * (width + 3) + x];
+        guint want8 = (guint) MIN (floor (v / (double) (1u << (depth - 8)) +
+                0.5), 255);
+
+        if (got16 != v << (16 - depth) || got8 != want8)
+          fail ("depth %u shift %u: v %u -> %u and %u, want %u and %u",
+              depth, shift, v, got16, got8, v << (16 - depth), want8);
+      }
+      for (v = 2 * width; v < out_pitch; v++)
+        fail_unless (out16[v] == 0x5a && out16[out_pitch + v] == 0x5a);
+      for (v = width; v < width + 3; v++)
+        fail_unless (out8[v] == 0x5a && out8[width + 3 + v] == 0x5a);
+      if (depth == 10) {
+        /* narrow-range black and white, full white */
+        fail_unless_equals_int (out8[64], 16);
+        fail_unless_equals_int (out8[width + 3 + 940 - width], 235);
+        fail_unless_equals_int (out8[width + 3 + 1023 - width], 255);
+      }
+      g_free (in);
+      g_free (out16);
+      g_free (out8);
+    }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 CF_TEST_SUITE (gray_reference_suite, "gray-reference",
     CF_TEST_CASE ("general", 0),
     CF_TEST (test_weights_as_documented),
     CF_TEST (test_every_colour_rounds_as_defined),
-    CF_TEST (test_layouts_agree), CF_TEST (test_strides_respected));
+    CF_TEST (test_layouts_agree), CF_TEST (test_strides_respected),
+    CF_TEST (test_rgb10a2_rounds_as_defined),
+    CF_TEST (test_high_depth_samples));
 
 GST_CHECK_MAIN (gray_reference);
