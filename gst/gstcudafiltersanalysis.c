@@ -48,8 +48,7 @@
 #include "config.h"
 #endif
 
-#include "gstcudafiltersanalysis.h"
-#include "gstcudafiltersresults.h"
+#include "gstcudafiltersanalysisprivate.h"
 
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
@@ -83,43 +82,18 @@ enum
   "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, GRAY8, " \
   "I420, NV12, Y444 }"
 
-typedef struct
-{
-  /* properties, under the object lock */
-  gboolean post_messages;
-  guint64 interval;
-  gboolean attach_meta;
-  GstCudaFiltersArrayFormat array_format;
-  guint roi_x, roi_y, roi_width, roi_height;
-
-  /* the frame of the current transform, between process() and finish() */
-  CfResultFrame *current;
-  /* with attach-meta: the frame waiting for its meta in transform_ip() */
-  CfResultFrame *meta_frame;
-
-  /* the results of the frames in flight (gstcudafiltersresults.c) */
-  CfResults *results;
-
-  /* under the results' lock (cf_results_lock) */
-  /* the format of the message or meta fill_structure() fills */
-  GstCudaFiltersArrayFormat filling_format;
-  GstVideoInfo info;
-  gsize total_size;
-  /* the interval being summed: frames stays under G_MAXUINT (the message's
-   * type) and pixels under 2^64 (add_frame() posts the interval first) */
-  gpointer total;
-  guint64 frames;
-  guint64 pixels;
-  GstClockTime start_pts, start_stream_time, start_running_time, end;
-  GstCudaFiltersRegion region;
-} GstCudaFiltersAnalysisPrivate;
-
 #define gst_cuda_filters_analysis_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaFiltersAnalysis,
     gst_cuda_filters_analysis, GST_TYPE_CUDA_FILTERS_BASE);
 
 #define PRIV(self) ((GstCudaFiltersAnalysisPrivate *) \
     gst_cuda_filters_analysis_get_instance_private (GST_CUDA_FILTERS_ANALYSIS (self)))
+
+GstCudaFiltersAnalysisPrivate *
+gst_cuda_filters_analysis_get_private (GstCudaFiltersAnalysis * self)
+{
+  return PRIV (self);
+}
 
 /* ---- the region and its channels -------------------------------------- */
 
@@ -176,189 +150,6 @@ region_of_frame (GstCudaFiltersAnalysis * self,
     pl->data = frame->data[plane] + (gsize) y0 *pl->pitch +
         (gsize) x0 *pl->bytes_per_pixel;
   }
-}
-
-/* ---- the interval and its messages ------------------------------------ */
-
-/* Called with the results' lock. */
-static void
-reset_interval (GstCudaFiltersAnalysis * self)
-{
-  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-
-  priv->frames = 0;
-  priv->pixels = 0;
-  priv->start_pts = priv->start_stream_time = priv->start_running_time =
-      priv->end = GST_CLOCK_TIME_NONE;
-}
-
-/* A start, a flush: the interval, and what was observed, start again.
- * Called with the results' lock (CfResultsResetFunc). */
-static void
-reset_results (GstCudaFiltersAnalysis * self)
-{
-  GstCudaFiltersAnalysisClass *klass =
-      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
-
-  if (klass->observe_reset)
-    klass->observe_reset (self);
-  reset_interval (self);
-}
-
-/* The message for the interval summed so far, or NULL; resets it.  Called
- * with the results' lock. */
-static GstMessage *
-take_interval_message (GstCudaFiltersAnalysis * self)
-{
-  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-  GstCudaFiltersAnalysisClass *klass =
-      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
-  GstMessage *msg = NULL;
-  gboolean post;
-
-  GST_OBJECT_LOCK (self);
-  post = priv->post_messages;
-  priv->filling_format = priv->array_format;
-  GST_OBJECT_UNLOCK (self);
-
-  if (post && priv->frames > 0) {
-    GstClockTime duration = GST_CLOCK_TIME_IS_VALID (priv->start_pts) &&
-        GST_CLOCK_TIME_IS_VALID (priv->end) && priv->end >= priv->start_pts ?
-        priv->end - priv->start_pts : GST_CLOCK_TIME_NONE;
-    GstStructure *s = gst_structure_new_empty (klass->message_name);
-
-    /* (add_frame() keeps frames within a guint) */
-    gst_cuda_filters_structure_set_common (s, priv->start_pts,
-        priv->start_stream_time, priv->start_running_time, duration,
-        (guint) priv->frames, priv->pixels, &priv->region);
-    klass->fill_structure (self, s, priv->total, (guint) priv->frames,
-        &priv->region);
-    msg = gst_message_new_element (GST_OBJECT (self), s);
-  }
-  reset_interval (self);
-  return msg;
-}
-
-/**
- * gst_cuda_filters_analysis_get_array_format:
- * @self: the element
- *
- * For fill_structure(): the format of the long arrays of the message or
- * meta it fills (#GstCudaFiltersAnalysis:array-format when its filling
- * began), for gst_cuda_filters_structure_take_values().
- */
-GstCudaFiltersArrayFormat
-gst_cuda_filters_analysis_get_array_format (GstCudaFiltersAnalysis * self)
-{
-  return PRIV (self)->filling_format;
-}
-
-/* Adds a finished frame to the interval; returns the message when that
- * ends the interval.  A frame that starts before the interval does (a
- * timestamp gone back without a flush), or that would overflow a field of
- * the message, first ends the interval summed so far, whose message goes
- * to @closed, and starts the next.  Called by the results' worker, with
- * their lock (CfResultsAddFunc). */
-static GstMessage *
-add_frame (GstCudaFiltersAnalysis * self, const CfResultFrame * p,
-    gconstpointer result, GstMessage ** closed)
-{
-  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-  GstCudaFiltersAnalysisClass *klass =
-      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
-  guint64 interval;
-
-  *closed = NULL;
-  if (priv->frames > 0 && GST_CLOCK_TIME_IS_VALID (p->pts) &&
-      GST_CLOCK_TIME_IS_VALID (priv->start_pts) && p->pts < priv->start_pts) {
-    GST_DEBUG_OBJECT (self, "timestamp %" GST_TIME_FORMAT " before the "
-        "interval's start %" GST_TIME_FORMAT ": the interval ends",
-        GST_TIME_ARGS (p->pts), GST_TIME_ARGS (priv->start_pts));
-    *closed = take_interval_message (self);
-  } else if (priv->frames > 0 &&
-      (!gst_cuda_filters_analysis_interval_fits (priv->frames, priv->pixels,
-              p->region.pixels) || (klass->fits
-              && !klass->fits (self, priv->total, result)))) {
-    GST_INFO_OBJECT (self, "the interval is full after %" G_GUINT64_FORMAT
-        " frames: posted early", priv->frames);
-    *closed = take_interval_message (self);
-  }
-  if (priv->frames == 0) {
-    priv->start_pts = p->pts;
-    priv->start_stream_time = p->stream_time;
-    priv->start_running_time = p->running_time;
-  }
-  klass->accumulate (self, priv->total, result, (guint) priv->frames);
-  priv->frames++;
-  priv->pixels += p->region.pixels;
-  priv->region = p->region;
-  priv->end = GST_CLOCK_TIME_IS_VALID (p->pts) &&
-      GST_CLOCK_TIME_IS_VALID (p->duration) ? p->pts + p->duration :
-      GST_CLOCK_TIME_NONE;
-
-  GST_OBJECT_LOCK (self);
-  interval = priv->interval;
-  GST_OBJECT_UNLOCK (self);
-
-  /* without times an interval cannot be measured: every frame is posted.
-   * (end >= start_pts: a frame before the start began a new interval) */
-  if (interval == 0 || !GST_CLOCK_TIME_IS_VALID (priv->start_pts) ||
-      !GST_CLOCK_TIME_IS_VALID (priv->end) || priv->end < priv->start_pts ||
-      priv->end - priv->start_pts >= interval)
-    return take_interval_message (self);
-  return NULL;
-}
-
-/* Called by the results' worker, with their lock (CfResultsObserveFunc). */
-static void
-observe_frame (GstCudaFiltersAnalysis * self, const CfResultFrame * p,
-    gpointer result, GPtrArray * messages)
-{
-  GstCudaFiltersAnalysisClass *klass =
-      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
-  GstCudaFiltersFrameTimes times = { p->pts, p->duration, p->stream_time,
-    p->running_time
-  };
-
-  if (klass->observe)
-    klass->observe (self, &times, &p->region, result, messages);
-}
-
-/* Posts the partial interval, after every frame in flight is in it, and
- * at EOS what observing the stream found at its end; returns how the wait
- * ended (cf_results_drain()). */
-static GstFlowReturn
-post_partial_interval (GstCudaFiltersAnalysis * self, gboolean eos)
-{
-  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-  GstCudaFiltersAnalysisClass *klass =
-      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
-  GPtrArray *messages = g_ptr_array_new ();
-  GstMessage *msg = NULL;
-  GstFlowReturn ret;
-  guint i;
-
-  ret = cf_results_drain (priv->results, TRUE);
-  cf_results_lock (priv->results);
-  if (ret == GST_FLOW_OK && cf_results_usable (priv->results)) {
-    msg = take_interval_message (self);
-    if (eos && klass->observe_end)
-      klass->observe_end (self, messages);
-  }
-  cf_results_unlock (priv->results);
-  if (msg)
-    gst_element_post_message (GST_ELEMENT (self), msg);
-  for (i = 0; i < messages->len; i++) {
-    GstMiniObject *m = g_ptr_array_index (messages, i);
-
-    if (GST_IS_EVENT (m))
-      gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (self),
-          GST_EVENT_CAST (m));
-    else
-      gst_element_post_message (GST_ELEMENT (self), GST_MESSAGE_CAST (m));
-  }
-  g_ptr_array_free (messages, TRUE);
-  return ret;
 }
 
 /* ---- GstCudaFiltersBase vfuncs ------------------------------------------ */
@@ -455,7 +246,7 @@ gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
 
   /* what was summed under the old caps is posted as it is (unless a flush
    * drops it; a GPU that stopped answering fails the next frame) */
-  if (post_partial_interval (self, FALSE) == GST_FLOW_ERROR)
+  if (cf_analysis_post_partial_interval (self, FALSE) == GST_FLOW_ERROR)
     cf_results_post_timeout_error (priv->results);
 
   cf_results_lock (priv->results);
@@ -557,7 +348,7 @@ gst_cuda_filters_analysis_sink_event (GstBaseTransform * trans,
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
       /* (a flush ends the wait: nothing to post then) */
-      if (post_partial_interval (self, TRUE) != GST_FLOW_FLUSHING)
+      if (cf_analysis_post_partial_interval (self, TRUE) != GST_FLOW_FLUSHING)
         cf_results_check_error (priv->results);
       break;
     case GST_EVENT_FLUSH_START:
@@ -837,9 +628,10 @@ gst_cuda_filters_analysis_init (GstCudaFiltersAnalysis * self)
   priv->post_messages = DEFAULT_POST_MESSAGES;
   priv->interval = DEFAULT_INTERVAL;
   priv->attach_meta = DEFAULT_ATTACH_META;
-  priv->results = cf_results_new (self, add_frame, reset_results,
-      observe_frame);
-  reset_interval (self);
+  priv->results =
+      cf_results_new (self, cf_analysis_add_frame, cf_analysis_reset_results,
+      cf_analysis_observe_frame);
+  cf_analysis_reset_interval (self);
 }
 
 /**
