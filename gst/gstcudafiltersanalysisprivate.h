@@ -45,7 +45,8 @@ typedef struct
   GstVideoInfo info;
   gsize total_size;
   /* the interval being summed: frames stays under G_MAXUINT (the message's
-   * type) and pixels under 2^64 (add_frame() posts the interval first) */
+   * type) and pixels under 2^64 (cf_analysis_add_frame() posts the interval
+   * first) */
   gpointer total;
   guint64 frames;
   guint64 pixels;
@@ -57,7 +58,7 @@ GstCudaFiltersAnalysisPrivate *gst_cuda_filters_analysis_get_private
     (GstCudaFiltersAnalysis * self);
 
 /* gstcudafiltersinterval.c; called with the results' lock, but
- * post_partial_interval(), which takes it */
+ * cf_analysis_post_partial_interval(), which takes it */
 void cf_analysis_reset_interval (GstCudaFiltersAnalysis * self);
 void cf_analysis_reset_results (GstCudaFiltersAnalysis * self);
 GstMessage *cf_analysis_take_interval_message (GstCudaFiltersAnalysis * self);

@@ -71,7 +71,7 @@ cf_analysis_take_interval_message (GstCudaFiltersAnalysis * self)
         priv->end - priv->start_pts : GST_CLOCK_TIME_NONE;
     GstStructure *s = gst_structure_new_empty (klass->message_name);
 
-    /* (add_frame() keeps frames within a guint) */
+    /* (cf_analysis_add_frame() keeps frames within a guint) */
     gst_cuda_filters_structure_set_common (s, priv->start_pts,
         priv->start_stream_time, priv->start_running_time, duration,
         (guint) priv->frames, priv->pixels, &priv->region);

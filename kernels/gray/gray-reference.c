@@ -83,24 +83,11 @@ cf_ref_gray16_from_rgb10a2 (const void *src, size_t src_pitch, void *dst,
   }
 }
 
-void
-cf_ref_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
-    size_t dst_pitch, int width, int height, int depth, int shift)
-{
-  int x, y;
-
-  for (y = 0; y < height; y++) {
-    const uint8_t *s = (const uint8_t *) src + (size_t) y * src_pitch;
-    uint8_t *d = (uint8_t *) dst + (size_t) y * dst_pitch;
-
-    for (x = 0; x < width; x++)
-      put16 (d, x, sample (s, x, depth, shift) << (16 - depth));
-  }
-}
-
-void
-cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
-    size_t dst_pitch, int width, int height, int depth, int shift)
+/* Each d-bit sample of a plane of 16-bit words, MSB-aligned into 16-bit
+ * words or (to_8) rounded to bytes. */
+static void
+convert_samples (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift, int to_8)
 {
   int x, y;
 
@@ -109,9 +96,30 @@ cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
     uint8_t *d = (uint8_t *) dst + (size_t) y * dst_pitch;
 
     for (x = 0; x < width; x++) {
-      uint32_t v = (sample (s, x, depth, shift) + (1u << (depth - 9))) >>
-          (depth - 8);
-      d[x] = (uint8_t) (v > 255 ? 255 : v);
+      uint32_t v = sample (s, x, depth, shift);
+
+      if (to_8) {
+        v = (v + (1u << (depth - 9))) >> (depth - 8);
+        d[x] = (uint8_t) (v > 255 ? 255 : v);
+      } else {
+        put16 (d, x, v << (16 - depth));
+      }
     }
   }
+}
+
+void
+cf_ref_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift)
+{
+  convert_samples (src, src_pitch, dst, dst_pitch, width, height, depth,
+      shift, 0);
+}
+
+void
+cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift)
+{
+  convert_samples (src, src_pitch, dst, dst_pitch, width, height, depth,
+      shift, 1);
 }

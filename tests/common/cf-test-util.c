@@ -417,3 +417,16 @@ cf_test_array_double (const GstStructure * s, const gchar * field, guint i)
   array_value (s, field, i, G_TYPE_DOUBLE, &value);
   return value;
 }
+
+void
+cf_test_check_array_format (const GstStructure * s, const gchar * field,
+    const gchar * launch, const gchar * what)
+{
+  const GValue *v = gst_structure_get_value (s, field);
+  gboolean buffer = strstr (launch, "array-format=buffer") != NULL;
+
+  fail_unless (v != NULL, "%s: no field %s", what, field);
+  fail_unless (buffer ? GST_VALUE_HOLDS_BUFFER (v) : GST_VALUE_HOLDS_ARRAY (v),
+      "%s: %s is a %s, not a %s", what, field, G_VALUE_TYPE_NAME (v),
+      buffer ? "GstBuffer" : "GstValueArray");
+}

@@ -193,5 +193,9 @@ guint64 cf_test_array_uint64 (const GstStructure * s, const gchar * field,
     guint i);
 gdouble cf_test_array_double (const GstStructure * s, const gchar * field,
     guint i);
+/* Fails unless @field of @s is in the format the element's @launch line
+ * asks for: a GstBuffer with `array-format=buffer`, else a GstValueArray. */
+void cf_test_check_array_format (const GstStructure * s, const gchar * field,
+    const gchar * launch, const gchar * what);
 
 #endif

@@ -122,10 +122,7 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
   s = cf_test_message_of (launch, in, &info, what);
   /* the counts of the frame as pushed (the video meta describes it) */
   check_counts (s, in, &info, roi, bins, 1, what);
-  fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s,
-              channel_name (&info, 0))) ==
-      (strstr (launch, "array-format=buffer") != NULL), "%s: array format",
-      what);
+  cf_test_check_array_format (s, channel_name (&info, 0), launch, what);
   gst_structure_free (s);
   gst_buffer_unref (in);
   g_free (what);

@@ -303,9 +303,7 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
   }
   /* the profiles in the format asked for */
   if (strstr (launch, "profiles=true"))
-    fail_unless (GST_VALUE_HOLDS_BUFFER (gst_structure_get_value (s,
-                "row-means")) == (strstr (launch, "array-format=buffer") !=
-            NULL), "%s: array format", what);
+    cf_test_check_array_format (s, "row-means", launch, what);
   gst_structure_free (s);
   gst_buffer_unref (in);
   g_free (what);
