@@ -255,7 +255,9 @@ gst_cuda_filters_analysis_set_info (GstCudaFiltersBase * base,
           in_info));
   if (total_size != priv->total_size || !priv->total) {
     g_free (priv->total);
+    g_free (priv->meta_total);
     priv->total = g_malloc0 (MAX (total_size, 1));
+    priv->meta_total = g_malloc (MAX (total_size, 1));
     priv->total_size = total_size;
   }
   cf_results_unlock (priv->results);
@@ -295,16 +297,15 @@ attach_result_meta (GstCudaFiltersAnalysis * self, GstBuffer * buf,
       GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (self);
   GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, klass->meta_name);
   GstStructure *s = gst_custom_meta_get_structure (meta);
-  gpointer total = g_malloc0 (MAX (priv->total_size, 1));
 
   GST_OBJECT_LOCK (self);
   priv->filling_format = priv->array_format;
   GST_OBJECT_UNLOCK (self);
   gst_cuda_filters_structure_set_common (s, p->pts, p->stream_time,
       p->running_time, p->duration, 1, p->region.pixels, &p->region);
-  klass->accumulate (self, total, result, 0);
-  klass->fill_structure (self, s, total, 1, &p->region);
-  g_free (total);
+  /* (accumulate() of 0 frames initialises the total) */
+  klass->accumulate (self, priv->meta_total, result, 0);
+  klass->fill_structure (self, s, priv->meta_total, 1, &p->region);
 }
 
 static GstFlowReturn
@@ -487,6 +488,7 @@ gst_cuda_filters_analysis_finalize (GObject * object)
   GstCudaFiltersAnalysisPrivate *priv = PRIV (object);
 
   g_free (priv->total);
+  g_free (priv->meta_total);
   cf_results_free (priv->results);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

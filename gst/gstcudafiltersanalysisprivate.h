@@ -48,6 +48,8 @@ typedef struct
    * type) and pixels under 2^64 (cf_analysis_add_frame() posts the interval
    * first) */
   gpointer total;
+  /* with attach-meta: a frame's own total, total_size bytes too */
+  gpointer meta_total;
   guint64 frames;
   guint64 pixels;
   GstClockTime start_pts, start_stream_time, start_running_time, end;
