@@ -20,6 +20,7 @@
 #endif
 
 #include "gstcudafiltersorder.h"
+#include "gstcudafilterswait.h"
 
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudastream.h>
@@ -107,9 +108,9 @@ gst_cuda_filters_order_memory_after (GstMemory * mem, CUstream stream,
  * orders its writes by a stream: NVDEC's own surfaces go back to the
  * decoder when released, and pinned system memory is written by the CPU.
  * So each frame is held with an event recorded after the reads, and a
- * thread lets it go once the event is done: never later than the GPU
- * needs, and never waiting for the next frame (a producer with a small
- * pool would stall). */
+ * thread lets it go once the event is done (gstcudafilterswait.c): soon
+ * after the GPU is done with it, and never waiting for the next frame (a
+ * producer with a small pool would stall). */
 struct _GstCudaFiltersHeldFrames
 {
   GMutex lock;
@@ -197,7 +198,9 @@ static gpointer
 held_frames_loop (gpointer data)
 {
   GstCudaFiltersHeldFrames *held = data;
+  GstCudaFiltersWaiter waiter = { 0 };
 
+  gst_cuda_filters_waiter_thread_init ();
   g_mutex_lock (&held->lock);
   for (;;) {
     GstCudaContext *context;
@@ -213,10 +216,8 @@ held_frames_loop (gpointer data)
     context = held->context ? gst_object_ref (held->context) : NULL;
     g_mutex_unlock (&held->lock);
 
-    if (context && gst_cuda_context_push (context)) {
-      err = cf_event_wait (done);
-      gst_cuda_context_pop (NULL);
-    }
+    if (context)
+      err = gst_cuda_filters_waiter_wait (&waiter, context, done);
     gst_clear_object (&context);
 
     g_mutex_lock (&held->lock);
@@ -263,7 +264,9 @@ gst_cuda_filters_held_frames_hold (GstCudaFiltersHeldFrames * held,
     held->count++;
     if (!held->thread)
       held->thread = g_thread_new ("cudafilters-held", held_frames_loop, held);
-    g_cond_broadcast (&held->cond);
+    /* the thread waits on the condition only while nothing is held */
+    if (held->count == 1)
+      g_cond_broadcast (&held->cond);
   }
   g_mutex_unlock (&held->lock);
   return err;

@@ -13,6 +13,7 @@
 #endif
 
 #include "gstcudafiltersresults.h"
+#include "gstcudafilterswait.h"
 
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
@@ -65,6 +66,7 @@ struct _CfResults
   GMutex lock;
   GCond cond;
   GThread *worker;
+  GstCudaFiltersWaiter waiter;  /* the worker's own */
   gboolean quit;
   GQueue queue;                 /* of CfResultFrame, oldest first */
   guint generation;             /* bumped on flush: results dropped */
@@ -84,6 +86,7 @@ struct _CfResults
   guint8 *slots;
   CfEvent events[MAX_IN_FLIGHT];
   gboolean slot_busy[MAX_IN_FLIGHT];
+  CfResultFrame frames[MAX_IN_FLIGHT];  /* the frame on each busy slot */
 
   /* the buffers analyse() adds into, N_SUMS of them, copied to the slots
    * on a stream of their own (copy_stream) */
@@ -157,12 +160,12 @@ slot_data (CfResults * r, guint slot)
   return r->slots + (gsize) slot *r->slot_size;
 }
 
+/* Before its slot is free again: then take_frame() may reuse it. */
 static void
-frame_free (CfResultFrame * p)
+frame_clear (CfResultFrame * p)
 {
   gst_clear_buffer (&p->buffer);
   gst_clear_object (&p->context);
-  g_free (p);
 }
 
 static void
@@ -179,28 +182,23 @@ cf_results_drop_frame (CfResults * r, CfResultFrame * p)
 {
   if (!p)
     return;
+  frame_clear (p);
   release_slot (r, p->slot);
-  frame_free (p);
 }
 
 static CfError
 wait_for_gpu (CfResults * r, CfResultFrame * p)
 {
-  CfError err = CF_ERROR_MEMORY_ALLOCATION;
-
-  if (gst_cuda_context_push (p->context)) {
-    err = cf_event_wait (r->events[p->slot]);
-    gst_cuda_context_pop (NULL);
-  }
-  return err;
+  return gst_cuda_filters_waiter_wait (&r->waiter, p->context,
+      r->events[p->slot]);
 }
 
 /* One wait of a thread that waits for the worker, with the lock held:
  * GST_FLOW_OK when woken (the caller checks what it waits for again),
  * GST_FLOW_FLUSHING when flushing and @interruptible, GST_FLOW_ERROR once
  * the worker has waited GPU_TIMEOUT_S for one frame (or did before).  The
- * worker itself waits in cuEventSynchronize, which has no timeout and
- * cannot be woken: it is the streaming thread's waits that end. */
+ * worker itself waits on until the GPU is done (gstcudafilterswait.c): it
+ * is the streaming thread's waits that end. */
 static GstFlowReturn
 wait_for_worker (CfResults * r, gboolean interruptible)
 {
@@ -339,6 +337,7 @@ worker_loop (gpointer data)
   CfResults *r = data;
   GstElement *element = GST_ELEMENT (r->self);
 
+  gst_cuda_filters_waiter_thread_init ();
   g_mutex_lock (&r->lock);
   for (;;) {
     CfResultFrame *p;
@@ -408,12 +407,16 @@ worker_loop (gpointer data)
      * without waiting for anything: not for long) */
     while (p->reader)
       g_cond_wait (&r->cond, &r->lock);
-    g_queue_pop_head (&r->queue);
+    /* the buffer may go back to its pool, perhaps the decoder's: outside
+     * the lock, and before the frame leaves the queue, so that a drained
+     * queue holds nothing and a slot is free only once its frame is
+     * cleared (take_frame() reuses it) */
+    g_mutex_unlock (&r->lock);
+    frame_clear (p);
+    g_mutex_lock (&r->lock);
+    g_queue_pop_head_link (&r->queue);
     r->slot_busy[p->slot] = FALSE;
     g_cond_broadcast (&r->cond);
-    g_mutex_unlock (&r->lock);
-    frame_free (p);
-    g_mutex_lock (&r->lock);
   }
   g_mutex_unlock (&r->lock);
   return NULL;
@@ -630,10 +633,11 @@ analyse_on_device (CfResults * r, CfResultFrame * p, CfStream stream)
   if (r->sums_unknown) {
     /* a buffer may have missed its zeroing: all again, once no copy
      * reads them */
+    GstCudaFiltersWaiter waiter = { 0 };
     guint i;
 
     for (i = 0; i < N_SUMS && err == 0; i++)
-      err = cf_event_wait (r->copied[i]);
+      err = gst_cuda_filters_waiter_wait (&waiter, p->context, r->copied[i]);
     if (err == 0)
       err = cf_fill_plane ((void *) (guintptr) r->sums,
           r->device_stride * N_SUMS, r->device_stride * N_SUMS, 1, 0, stream);
@@ -724,7 +728,9 @@ cf_results_take_frame (CfResults * r, GstCudaContext * context)
   /* (transform_ip() took a slot; the base class calls process() from
    * there only) */
   g_return_val_if_fail (r->reserved >= 0, NULL);
-  p = g_new0 (CfResultFrame, 1);
+  p = &r->frames[r->reserved];
+  memset (p, 0, sizeof (*p));
+  p->link.data = p;
   p->slot = (guint) r->reserved;
   r->reserved = -1;
   p->context = gst_object_ref (context);
@@ -736,7 +742,7 @@ cf_results_enqueue (CfResults * r, CfResultFrame * p)
 {
   g_mutex_lock (&r->lock);
   p->generation = r->generation;
-  g_queue_push_tail (&r->queue, p);
+  g_queue_push_tail_link (&r->queue, &p->link);
   g_cond_broadcast (&r->cond);
   g_mutex_unlock (&r->lock);
 }

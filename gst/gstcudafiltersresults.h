@@ -27,9 +27,11 @@ G_BEGIN_DECLS
 /* frames whose results may be outstanding at once */
 #define CF_RESULTS_MAX_IN_FLIGHT 16
 
-/* A frame whose result is being computed. */
+/* A frame whose result is being computed: one per slot, kept in the
+ * results (no allocation a frame). */
 typedef struct
 {
+  GList link;                   /* in the worker's queue */
   guint slot;
   guint generation;
   GstBuffer *buffer;            /* held until the GPU has read it */

@@ -314,13 +314,13 @@ void cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
 
 /* ---- events ----------------------------------------------------------- */
 
-/* A point in a stream the host can wait for without spinning. */
+/* A point in a stream, for other streams to wait for, and for the host to
+ * ask about: no host call blocks on one (gst/gstcudafilterswait.c says
+ * how the elements wait). */
 typedef struct CUevent_st *CfEvent;
 
 CfError cf_event_create (CfEvent * event);
 CfError cf_event_record (CfEvent event, CfStream stream);
-/* Blocks the calling thread until the work before the record is done. */
-CfError cf_event_wait (CfEvent event);
 /* 1 when done, 0 when not yet, else the error of the work (negated). */
 int cf_event_done (CfEvent event);
 void cf_event_destroy (CfEvent event);

@@ -26,21 +26,16 @@ extern "C" CfError
 cf_event_create (CfEvent * event)
 {
   cf_forget_earlier_errors ();
-  /* blocking sync: a waiting thread sleeps instead of spinning a core */
+  /* not blocking-sync: no host thread blocks on one, they are asked
+   * (cf_event_done) */
   return cudaEventCreateWithFlags ((cudaEvent_t *) event,
-      cudaEventDisableTiming | cudaEventBlockingSync);
+      cudaEventDisableTiming);
 }
 
 extern "C" CfError
 cf_event_record (CfEvent event, CfStream stream)
 {
   return cudaEventRecord ((cudaEvent_t) event, (cudaStream_t) stream);
-}
-
-extern "C" CfError
-cf_event_wait (CfEvent event)
-{
-  return cudaEventSynchronize ((cudaEvent_t) event);
 }
 
 extern "C" int

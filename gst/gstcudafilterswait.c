@@ -1,0 +1,88 @@
+/* GStreamer
+ * gst-cudafilters: how the elements' own threads wait for the GPU.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The elements' helper threads (held input frames, analysis results) wait
+ * for one event a frame.  A blocking wait on a blocking-sync event is woken
+ * through the driver's event-handler thread: an interrupt and two thread
+ * wakeups a frame, and the CPU cost of the wait grows with how long the GPU
+ * takes.  These threads ask instead whether the event is done, and sleep
+ * between asks: first for most of what the last wait took (frames in a
+ * stream take about as long as each other), then for short and doubling
+ * spans.  No one waits for these threads but the queues they drain, so a
+ * few tens of microseconds late costs nothing (docs/performance.md, "CPU
+ * per frame", has the measured costs of each way to wait). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudafilterswait.h"
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+/* the spans slept between asks: the first guess is clamped to
+ * [MIN_SLEEP_US, MAX_SLEEP_US], and later ones start at MIN_SLEEP_US and
+ * double up to MAX_SLEEP_US */
+#define MIN_SLEEP_US 20
+#define MAX_SLEEP_US 250
+/* nanoseconds a sleep of this thread may overrun (Linux's default, 50 us,
+ * would be most of a short sleep) */
+#define TIMER_SLACK_NS 5000
+
+/**
+ * gst_cuda_filters_waiter_thread_init:
+ *
+ * Called once by a thread of the plugin's own that waits with a waiter:
+ * lets its sleeps end closer to when they are due.
+ */
+void
+gst_cuda_filters_waiter_thread_init (void)
+{
+#ifdef __linux__
+  (void) prctl (PR_SET_TIMERSLACK, (unsigned long) TIMER_SLACK_NS, 0, 0, 0);
+#endif
+}
+
+/**
+ * gst_cuda_filters_waiter_wait:
+ * @event: recorded in @context
+ *
+ * Returns once the work before @event's record is done: 0, or the error
+ * of that work.  Pushes @context for the while.
+ */
+CfError
+gst_cuda_filters_waiter_wait (GstCudaFiltersWaiter * waiter,
+    GstCudaContext * context, CfEvent event)
+{
+  gint64 start, sleep_us, next_us = MIN_SLEEP_US;
+  int done;
+
+  if (!gst_cuda_context_push (context))
+    return CF_ERROR_MEMORY_ALLOCATION;
+  done = cf_event_done (event);
+  if (done == 0) {
+    start = g_get_monotonic_time ();
+    sleep_us = CLAMP (waiter->last_wait_us * 3 / 4, MIN_SLEEP_US, MAX_SLEEP_US);
+    for (;;) {
+      g_usleep (sleep_us);
+      done = cf_event_done (event);
+      if (done != 0)
+        break;
+      sleep_us = next_us;
+      next_us = MIN (next_us * 2, MAX_SLEEP_US);
+    }
+    waiter->last_wait_us = g_get_monotonic_time () - start;
+  } else {
+    waiter->last_wait_us = 0;
+  }
+  gst_cuda_context_pop (NULL);
+  return done < 0 ? (CfError) - done : 0;
+}
