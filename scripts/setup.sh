@@ -12,7 +12,7 @@ packages="meson ninja-build pkg-config gcc g++ python3
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-  python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0"
+  gstreamer1.0-libav python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0"
 missing=$(for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
 done)

@@ -1,0 +1,168 @@
+/* gst-cudafilters tests: high-bit-depth frames and clips (cf-hbd.h). */
+#include "cf-hbd.h"
+
+/* Sizes above NVDEC's smallest HEVC frame (CuvidGetDecoderCaps; gst-inspect
+ * of nvh265dec on the GPU machine gives it), and odd ones in 4:4:4 only:
+ * x265 refuses odd sizes in 4:2:0. */
+const CfHbdClip cf_hbd_clips[CF_HBD_N_CLIPS] = {
+  {"i420-10-352x288", GST_VIDEO_FORMAT_I420_10LE, 352, 288, 6, 0x48a01},
+  {"i420-12-352x288", GST_VIDEO_FORMAT_I420_12LE, 352, 288, 6, 0x48a02},
+  {"y444-10-161x145", GST_VIDEO_FORMAT_Y444_10LE, 161, 145, 6, 0x48a03},
+  {"y444-12-161x145", GST_VIDEO_FORMAT_Y444_12LE, 161, 145, 6, 0x48a04},
+};
+
+const guint cf_hbd_n_clips = G_N_ELEMENTS (cf_hbd_clips);
+
+static guint32
+mix (guint32 h)
+{
+  /* murmur3's finaliser */
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+static guint8 *
+sample_at (const GstVideoFrame * frame, guint comp, gint x, gint y)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  guint offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp);
+
+  /* GStreamer 1.22's table puts P010/P012/P016's V at byte 1 of the
+   * 4-byte UV pair, as NV12's; its 16-bit word starts at byte 2 */
+  if (GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp) == 4 && offset == 1)
+    offset = 2;
+  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
+      GST_VIDEO_FORMAT_INFO_PLANE (finfo, comp)) + offset
+      + (gsize) y *GST_VIDEO_FRAME_COMP_STRIDE (frame, comp)
+  + (gsize) x *GST_VIDEO_FRAME_COMP_PSTRIDE (frame, comp);
+}
+
+static void
+check_format (const GstVideoFrame * frame)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  guint c;
+
+  /* test data: a format this file does not know is the test's mistake */
+  g_assert (GST_VIDEO_FORMAT_INFO_IS_LE (finfo));
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    g_assert (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) > 8);
+    g_assert (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c)
+        + GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c) <= 16);
+  }
+}
+
+/* ramps over the range, one direction a component, moving with the frame;
+ * texture of a few hundred low-bit units; noise in the lowest bits */
+static guint
+content (guint comp, gint x, gint y, gint w, gint h, guint index,
+    guint32 seed, guint depth)
+{
+  const gint64 top = (1 << depth) - 1;
+  gint64 ramp, texture, noise, v;
+  guint32 r = mix (seed ^ mix ((guint32) x * 0x9e3779b1u ^ mix ((guint32) y
+              * 0x7f4a7c15u ^ mix (index * 31 + comp))));
+
+  if (x == 0 && y == 0)
+    return 0;
+  if (x == w - 1 && y == h - 1)
+    return (guint) top;
+  switch (comp) {
+    case 0:
+      ramp = (x + (gint64) index * 5) % w * top / MAX (w - 1, 1);
+      break;
+    case 1:
+      ramp = (y + (gint64) index * 3) % h * top / MAX (h - 1, 1);
+      break;
+    default:
+      ramp = ((gint64) x + y + index * 7) % (w + h) * top / MAX (w + h - 1, 1);
+      break;
+  }
+  texture = (((x / 4) ^ (y / 4)) & 15) * (top >> 6) - 8 * (top >> 6);
+  noise = r % (1u << (depth - 6));
+  v = ramp * 7 / 8 + top / 8 + texture + noise;
+  return (guint) CLAMP (v, 0, top);
+}
+
+void
+cf_hbd_render (GstVideoFrame * frame, guint index, guint32 seed)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  guint c;
+  gint x, y;
+
+  check_format (frame);
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (frame); c++) {
+    gint w = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
+    gint h = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
+    guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        cf_hbd_set_value (frame, c, x, y,
+            content (c, x, y, w, h, index, seed, depth));
+  }
+}
+
+guint
+cf_hbd_value (const GstVideoFrame * frame, guint comp, gint x, gint y)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, comp);
+
+  return (GST_READ_UINT16_LE (sample_at (frame, comp, x, y))
+      >> GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp)) & ((1u << depth) - 1);
+}
+
+void
+cf_hbd_set_value (GstVideoFrame * frame, guint comp, gint x, gint y,
+    guint value)
+{
+  GST_WRITE_UINT16_LE (sample_at (frame, comp, x, y),
+      value << GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, comp));
+}
+
+guint
+cf_hbd_value16 (const GstVideoFrame * frame, guint comp, gint x, gint y)
+{
+  return cf_hbd_value (frame, comp, x, y)
+      << (16 - GST_VIDEO_FORMAT_INFO_DEPTH (frame->info.finfo, comp));
+}
+
+gchar *
+cf_hbd_compare (const GstVideoFrame * got, const GstVideoFrame * want)
+{
+  guint c;
+  gint x, y;
+
+  check_format (got);
+  check_format (want);
+  if (GST_VIDEO_FRAME_N_COMPONENTS (got) != GST_VIDEO_FRAME_N_COMPONENTS (want))
+    return g_strdup_printf ("%u components, want %u",
+        GST_VIDEO_FRAME_N_COMPONENTS (got), GST_VIDEO_FRAME_N_COMPONENTS
+        (want));
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (want); c++) {
+    gint w = GST_VIDEO_FRAME_COMP_WIDTH (want, c);
+    gint h = GST_VIDEO_FRAME_COMP_HEIGHT (want, c);
+
+    if (GST_VIDEO_FRAME_COMP_WIDTH (got, c) != w
+        || GST_VIDEO_FRAME_COMP_HEIGHT (got, c) != h)
+      return g_strdup_printf ("component %u is %dx%d, want %dx%d", c,
+          GST_VIDEO_FRAME_COMP_WIDTH (got, c),
+          GST_VIDEO_FRAME_COMP_HEIGHT (got, c), w, h);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        guint a = cf_hbd_value16 (got, c, x, y);
+        guint b = cf_hbd_value16 (want, c, x, y);
+
+        if (a != b)
+          return g_strdup_printf ("component %u at (%d, %d): %u, want %u "
+              "(MSB-aligned to 16 bits)", c, x, y, a, b);
+      }
+  }
+  return NULL;
+}
