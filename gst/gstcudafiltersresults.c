@@ -66,7 +66,7 @@ struct _CfResults
   GMutex lock;
   GCond cond;
   GThread *worker;
-  GstCudaFiltersWaiter waiter;  /* the worker's own */
+  GstCudaFiltersWaiter waiter;  /* the worker's own: not under the lock */
   gboolean quit;
   GQueue queue;                 /* of CfResultFrame, oldest first */
   guint generation;             /* bumped on flush: results dropped */

@@ -8,15 +8,18 @@
  */
 
 /* The elements' helper threads (held input frames, analysis results) wait
- * for one event a frame.  A blocking wait on a blocking-sync event is woken
- * through the driver's event-handler thread: an interrupt and two thread
- * wakeups a frame, and the CPU cost of the wait grows with how long the GPU
- * takes.  These threads ask instead whether the event is done, and sleep
- * between asks: first for most of what the last wait took (frames in a
- * stream take about as long as each other), then for short and doubling
- * spans.  No one waits for these threads but the queues they drain, so a
- * few tens of microseconds late costs nothing (docs/performance.md, "CPU
- * per frame", has the measured costs of each way to wait). */
+ * for one event a frame.  A thread blocked on a blocking-sync event is
+ * woken through the driver's event-handler thread, which costs 10-30 us of
+ * CPU a frame more than asking (docs/performance.md, "The cost of each way
+ * to wait").  These threads ask instead whether the event is done, and
+ * sleep between asks: first for three quarters of what the last wait took,
+ * at most MAX_SLEEP_US (frames in a stream take about as long as each
+ * other), then for short and doubling spans up to MAX_SLEEP_US, for as
+ * long as it takes: a GPU that never finishes is asked every MAX_SLEEP_US.
+ * Their queues hold several frames, so learning of a frame a few tens of
+ * microseconds late does not slow the stream (measured, with attach-meta's
+ * streaming thread waiting on the results thread too: "Waiting by
+ * asking"). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
