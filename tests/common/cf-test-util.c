@@ -13,6 +13,16 @@ cf_test_gpu_available (void)
       CuDeviceGetCount (&n) == CUDA_SUCCESS && n > 0;
 }
 
+gboolean
+cf_test_element_exists (const gchar * name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+
+  if (f)
+    gst_object_unref (f);
+  return f != NULL;
+}
+
 GRand *
 cf_test_rand (void)
 {

@@ -18,6 +18,8 @@
 #define CF_TEST_SKIP 77
 
 gboolean cf_test_gpu_available (void);
+/* whether an element of that name is registered */
+gboolean cf_test_element_exists (const gchar * name);
 
 
 /* The formats cudablur and the analysis elements take in system memory,

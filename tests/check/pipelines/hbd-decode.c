@@ -19,16 +19,6 @@
 static gchar *clip_dir;
 static gboolean clip_made[CF_HBD_N_CLIPS];
 
-static gboolean
-element_present (const gchar * name)
-{
-  GstElementFactory *f = gst_element_factory_find (name);
-
-  if (f)
-    gst_object_unref (f);
-  return f != NULL;
-}
-
 /* The list's clips; FALSE and why when there are none. */
 static gboolean
 read_clip_list (gchar ** why)
@@ -265,14 +255,14 @@ main (int argc, char **argv)
         "checked\n", why ? why : "the list names none");
   ret = gst_check_run_suite (hbd_layouts_suite (), "hbd-layouts-cpu", __FILE__);
   if (ret == 0 && clips) {
-    if (element_present ("avdec_h265"))
+    if (cf_test_element_exists ("avdec_h265"))
       ret = gst_check_run_suite (hbd_cpu_suite (), "hbd-decode-cpu", __FILE__);
     else
       g_print ("no avdec_h265 here (gstreamer1.0-libav): the CPU decode is "
           "checked where the tests are built, not here\n");
   }
   if (ret == 0 && !(clips && cf_test_gpu_available ()
-          && element_present ("nvh265dec"))) {
+          && cf_test_element_exists ("nvh265dec"))) {
     g_print ("SKIP: the GPU decode needs the clips, a CUDA GPU and "
         "nvh265dec, and one is missing here\n");
     ret = CF_TEST_SKIP;

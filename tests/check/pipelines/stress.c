@@ -116,16 +116,6 @@ random_frame (GstVideoFormat format, gint w, gint h)
   return cf_test_make_frame (format, w, h, 0, FALSE, rand_);
 }
 
-static gboolean
-element_exists (const gchar * name)
-{
-  GstElementFactory *f = gst_element_factory_find (name);
-
-  if (f)
-    gst_object_unref (f);
-  return f != NULL;
-}
-
 /* What cudahist and cudasum must say of one or more frames: per channel
  * (R, G, B, A or Y, U, V) counts, sums, extremes. */
 typedef struct
@@ -1253,8 +1243,7 @@ case_bad_device_id (void)
 
     /* the same element, device 0 */
     g_free (what);
-    what = g_strdup_printf ("%s cuda-device-id=0 after 9999",
-        elements[i]);
+    what = g_strdup_printf ("%s cuda-device-id=0 after 9999", elements[i]);
     gst_element_set_state (p.pipe, GST_STATE_NULL);
     pipe_flush_messages (&p);
     g_object_set (el, "cuda-device-id", 0, NULL);
@@ -1779,7 +1768,7 @@ case_properties_while_playing (void)
   static const gchar *const elements[] = {
     "cudagray", "cudablur", "cudahist", "cudasum",
   };
-  gboolean upload = element_exists ("cudaupload");
+  gboolean upload = cf_test_element_exists ("cudaupload");
   guint e, sets = 0, frames = 0;
   Pool pool;
   guint i;
@@ -1965,7 +1954,7 @@ case_soak (void)
   pool_init (&pool, GST_VIDEO_FORMAT_RGBA, 1920, 1080, 8);
   TRY (soak_run ("cudasum", "fakesink sync=false", &pool, frames,
           "system memory"));
-  if (element_exists ("cudaupload")) {
+  if (cf_test_element_exists ("cudaupload")) {
     TRY (soak_run ("cudaupload ! cudasum", "fakesink sync=false", &pool,
             frames, "CUDA memory"));
   } else {
