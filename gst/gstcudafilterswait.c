@@ -9,16 +9,16 @@
 
 /* The elements' helper threads (held input frames, analysis results) wait
  * for one event a frame.  A thread blocked on a blocking-sync event is
- * woken through the driver's event-handler thread, which costs 10-30 us of
- * CPU a frame more than asking (docs/performance.md, "The cost of each way
- * to wait").  These threads ask instead whether the event is done, and
+ * woken through the driver's event-handler thread, which costs more CPU a
+ * frame than asking (docs/performance.md, "The cost of each way to
+ * wait").  These threads ask instead whether the event is done, and
  * sleep between asks: first for three quarters of what the last wait took,
  * at most MAX_SLEEP_US (frames in a stream take about as long as each
  * other), then for short and doubling spans up to MAX_SLEEP_US, for as
  * long as it takes: a GPU that never finishes is asked every MAX_SLEEP_US.
- * Their queues hold several frames, so learning of a frame a few tens of
- * microseconds late does not slow the stream (measured, with attach-meta's
- * streaming thread waiting on the results thread too: "Waiting by
+ * Their queues hold several frames, so learning of a frame a little late
+ * does not slow the stream, not even attach-meta's, whose streaming thread
+ * waits on the results thread (docs/performance.md, "Waiting by
  * asking"). */
 
 #ifdef HAVE_CONFIG_H
@@ -36,8 +36,8 @@
  * double up to MAX_SLEEP_US */
 #define MIN_SLEEP_US 20
 #define MAX_SLEEP_US 250
-/* nanoseconds a sleep of this thread may overrun (Linux's default, 50 us,
- * would be most of a short sleep) */
+/* nanoseconds a sleep of this thread may overrun: Linux's default slack
+ * is larger than the shortest sleep above */
 #define TIMER_SLACK_NS 5000
 
 /**

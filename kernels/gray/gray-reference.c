@@ -23,6 +23,13 @@ cf_gray_weights (CfGrayMatrix matrix)
   return w;
 }
 
+/* the one rule of grey: weights summing to 65536, rounded half up */
+static uint32_t
+weigh (CfGrayWeights w, uint32_t r, uint32_t g, uint32_t b)
+{
+  return (w.kr * r + w.kg * g + w.kb * b + 32768u) >> 16;
+}
+
 void
 cf_ref_gray_from_packed (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, CfPackedLayout layout,
@@ -37,9 +44,7 @@ cf_ref_gray_from_packed (const void *src, size_t src_pitch, void *dst,
 
     for (x = 0; x < width; x++) {
       const uint8_t *p = s + (size_t) x * layout.bytes_per_pixel;
-      uint32_t sum = w.kr * p[layout.r] + w.kg * p[layout.g]
-          + w.kb * p[layout.b] + 32768u;
-      d[x] = (uint8_t) (sum >> 16);
+      d[x] = (uint8_t) weigh (w, p[layout.r], p[layout.g], p[layout.b]);
     }
   }
 }
@@ -78,7 +83,7 @@ cf_ref_gray16_from_rgb10a2 (const void *src, size_t src_pitch, void *dst,
       uint32_t hi = (word >> 20) & 1023;
       uint32_t r = swap_rb ? hi : lo, b = swap_rb ? lo : hi;
 
-      put16 (d, x, ((w.kr * r + w.kg * g + w.kb * b + 32768u) >> 16) << 6);
+      put16 (d, x, weigh (w, r, g, b) << 6);
     }
   }
 }

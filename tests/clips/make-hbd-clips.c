@@ -103,7 +103,7 @@ main (int argc, char **argv)
         "missing where the tests were built\n");
   } else {
     gst_object_unref (x265);
-    for (i = 0; i < cf_hbd_n_clips && ret == 0; i++) {
+    for (i = 0; i < CF_HBD_N_CLIPS && ret == 0; i++) {
       gchar *name = g_strconcat (cf_hbd_clips[i].name, ".h265", NULL);
       gchar *path = g_build_filename (dir, name, NULL);
 

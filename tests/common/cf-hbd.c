@@ -1,5 +1,6 @@
 /* gst-cudafilters tests: high-bit-depth frames and clips (cf-hbd.h). */
 #include "cf-hbd.h"
+#include "cf-test-hash.h"
 
 /* Sizes above NVDEC's smallest HEVC frame (CuvidGetDecoderCaps; gst-inspect
  * of nvh265dec on the GPU machine gives it), and odd ones in 4:4:4 only:
@@ -10,20 +11,6 @@ const CfHbdClip cf_hbd_clips[CF_HBD_N_CLIPS] = {
   {"y444-10-161x145", GST_VIDEO_FORMAT_Y444_10LE, 161, 145, 6, 0x48a03},
   {"y444-12-161x145", GST_VIDEO_FORMAT_Y444_12LE, 161, 145, 6, 0x48a04},
 };
-
-const guint cf_hbd_n_clips = G_N_ELEMENTS (cf_hbd_clips);
-
-static guint32
-mix (guint32 h)
-{
-  /* murmur3's finaliser */
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
 
 static guint8 *
 sample_at (const GstVideoFrame * frame, guint comp, gint x, gint y)
@@ -64,8 +51,8 @@ content (guint comp, gint x, gint y, gint w, gint h, guint index,
 {
   const gint64 top = (1 << depth) - 1;
   gint64 ramp, texture, noise, v;
-  guint32 r = mix (seed ^ mix ((guint32) x * 0x9e3779b1u ^ mix ((guint32) y
-              * 0x7f4a7c15u ^ mix (index * 31 + comp))));
+  guint32 r = cf_test_hash3 (seed ^ (index * 4 + comp), (guint32) x,
+      (guint32) y);
 
   if (x == 0 && y == 0)
     return 0;

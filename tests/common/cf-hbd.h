@@ -32,7 +32,6 @@ typedef struct
 /* The clips tests/clips/make-hbd-clips.c encodes. */
 #define CF_HBD_N_CLIPS 4
 extern const CfHbdClip cf_hbd_clips[CF_HBD_N_CLIPS];
-extern const guint cf_hbd_n_clips;
 
 /* Fills @frame (mapped for writing, a format of 16-bit words per sample:
  * I420_10LE, I420_12LE, Y444_10LE, Y444_12LE, Y444_16LE, P010_10LE,

@@ -1,5 +1,6 @@
 /* gst-cudafilters tests: video clips with known QC events (cf-qc-clip.h). */
 #include "cf-qc-clip.h"
+#include "cf-test-hash.h"
 
 #include <math.h>
 #include <string.h>
@@ -22,24 +23,11 @@ struct _CfQcClip
   GHashTable *scenes;           /* scene number -> Scene */
 };
 
-static guint32
-hash3 (guint32 a, guint32 b, guint32 c)
-{
-  guint32 h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u ^
-      (c + 0x165667B1u) * 0xC2B2AE3Du;
-
-  h ^= h >> 15;
-  h *= 0x2C1B3C6Du;
-  h ^= h >> 12;
-  h *= 0x297A2D39u;
-  h ^= h >> 15;
-  return h;
-}
-
 static gfloat
 lattice (guint32 seed, gint x, gint y)
 {
-  return (hash3 (seed, (guint32) x, (guint32) y) & 0xffffff) / 16777215.0f;
+  return (cf_test_hash3 (seed, (guint32) x,
+          (guint32) y) & 0xffffff) / 16777215.0f;
 }
 
 static gfloat
@@ -117,10 +105,11 @@ scene_new (gint width, gint height, guint32 seed, gfloat contrast)
     }
   /* objects with sharp edges: discs and boxes, lighter or darker */
   for (k = 0; k < 60; k++) {
-    guint32 h = hash3 (seed, k, 77);
-    gint cx = hash3 (seed, k, 1) % width, cy = hash3 (seed, k, 2) % height;
-    gint r = 8 + hash3 (seed, k, 3) % (MIN (width, height) / 10);
-    gfloat shift = ((hash3 (seed, k, 4) & 0xff) / 255.0f - 0.5f) * 0.6f;
+    guint32 h = cf_test_hash3 (seed, k, 77);
+    gint cx = cf_test_hash3 (seed, k, 1) % width, cy =
+        cf_test_hash3 (seed, k, 2) % height;
+    gint r = 8 + cf_test_hash3 (seed, k, 3) % (MIN (width, height) / 10);
+    gfloat shift = ((cf_test_hash3 (seed, k, 4) & 0xff) / 255.0f - 0.5f) * 0.6f;
     gboolean disc = h & 1;
 
     for (y = MAX (cy - r, 0); y < MIN (cy + r, height); y++)
@@ -217,7 +206,7 @@ scene_of (CfQcClip * clip, gint number)
     /* the same mean brightness, and two contrasts, so that a cut between
      * scenes of odd and even numbers changes the shape of the histogram */
     s = scene_new (3 * clip->width, 3 * clip->height,
-        hash3 (clip->seed, (guint32) number, 12345),
+        cf_test_hash3 (clip->seed, (guint32) number, 12345),
         number % 2 ? 0.19f : 0.14f);
     g_hash_table_insert (clip->scenes, GINT_TO_POINTER (number), s);
   }
@@ -329,7 +318,7 @@ cf_qc_clip_render (CfQcClip * clip, guint i, GstVideoFrame * frame)
       gfloat l, b, r;
 
       if (pixel (clip, shot, k, x, y, &l, &b, &r) && clip->noise > 0)
-        l += ((gint) (hash3 (clip->seed ^ 0x5eed, still, (guint32) (y *
+        l += ((gint) (cf_test_hash3 (clip->seed ^ 0x5eed, still, (guint32) (y *
                         clip->width + x)) % (2 * clip->noise + 1)) -
             (gint) clip->noise) / 219.0f;
       if (yuv) {
