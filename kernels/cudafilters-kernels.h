@@ -70,8 +70,8 @@ void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height,
     CfPackedLayout layout, CfGrayMatrix matrix);
 
-/* High bit depth (docs/design/high-bit-depth.md; CPU references only so
- * far, the kernels to come).  A plane of 16-bit little-endian words holds
+/* High bit depth (docs/design/high-bit-depth.md; the kernels are not yet
+ * used by the elements).  A plane of 16-bit little-endian words holds
  * d-bit samples v at bit `shift` (P010: depth 10, shift 6; I420_10LE:
  * depth 10, shift 0): v = (word >> shift) & (2^depth - 1). */
 
@@ -93,6 +93,20 @@ void cf_ref_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
  * 9 to 16. */
 void cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int depth, int shift);
+
+/* The kernels of the three references above, on `stream`: the same bytes.
+ * Any alignment; width in pixels (16-bit samples in, 32-bit words for
+ * RGB10A2); a depth and shift the reference's (to_8: depth 9 to 16), with
+ * depth + shift at most 16. */
+CfError cf_gray16_from_rgb10a2 (const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int swap_rb,
+    CfGrayMatrix matrix, CfStream stream);
+CfError cf_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift,
+    CfStream stream);
+CfError cf_plane_to_8 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift,
+    CfStream stream);
 
 /* ---- Gaussian blur (stencil pattern) ---------------------------------- */
 
@@ -343,6 +357,12 @@ CfError cf_copy_plane (const void *src, size_t src_pitch,
 /* Sets row_bytes x rows of a pitched device plane to value. */
 CfError cf_fill_plane (void *dst, size_t pitch, size_t row_bytes, int rows,
     uint8_t value, CfStream stream);
+
+/* Sets words_per_row x rows 16-bit little-endian words of a pitched device
+ * plane to value (the neutral chroma of P010/P016: 0x8000).  Any
+ * alignment. */
+CfError cf_fill_plane16 (void *dst, size_t pitch, int words_per_row,
+    int rows, uint16_t value, CfStream stream);
 
 #ifdef __cplusplus
 }

@@ -47,7 +47,37 @@ launch_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
   return cudaGetLastError ();
 }
 
+/* a word a thread, a byte at a time: any alignment (#48's chroma; not
+ * yet tuned) */
+__global__ void
+fill16_kernel (uint8_t * __restrict__ dst, size_t pitch, int words_per_row,
+    int rows, uint16_t value)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= words_per_row || y >= rows)
+    return;
+  uint8_t *d = dst + (size_t) y * pitch + (size_t) x * 2;
+  d[0] = (uint8_t) value;
+  d[1] = (uint8_t) (value >> 8);
+}
+
 }                               /* namespace */
+
+extern "C" CfError
+cf_fill_plane16 (void *dst, size_t pitch, int words_per_row, int rows,
+    uint16_t value, CfStream stream)
+{
+  if (rows <= 0 || words_per_row <= 0)
+    return cudaSuccess;
+  if (!dst || pitch < (size_t) words_per_row * 2 || (rows + 7) / 8 > 65535)
+    return cudaErrorInvalidValue;
+  cf_forget_earlier_errors ();
+  fill16_kernel <<<dim3 ((words_per_row + 31) / 32, (rows + 7) / 8),
+      dim3 (32, 8), 0, (cudaStream_t) stream >>> ((uint8_t *) dst, pitch,
+      words_per_row, rows, value);
+  return cudaGetLastError ();
+}
 
 extern "C" CfError
 cf_copy_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,

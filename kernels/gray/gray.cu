@@ -12,6 +12,7 @@
 #include "gray-device.cuh"
 #include "gray-vec.cuh"
 #include "gray-scalar.cuh"
+#include "gray-high-bit.cuh"
 
 namespace {
 
@@ -35,7 +36,75 @@ launch_gray (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   }
 }
 
+/* the grid of a thread a sample (high-bit kernels) */
+dim3
+sample_grid (int width, int height)
+{
+  return dim3 ((width + 31) / 32, (height + 7) / 8);
+}
+
+/* Valid arguments of the high-bit sample kernels: @out_bytes a sample out. */
+bool
+words_args_ok (const void *src, size_t src_pitch, const void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift,
+    int out_bytes, int min_depth)
+{
+  return src && dst && width > 0 && height > 0 && depth >= min_depth
+      && depth <= 16 && shift >= 0 && depth + shift <= 16
+      && src_pitch >= (size_t) width * 2
+      && dst_pitch >= (size_t) width * out_bytes
+      && (height + 7) / 8 <= 65535;
+}
+
 }                               /* namespace */
+
+extern "C" CfError
+cf_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift,
+    CfStream stream)
+{
+  if (!words_args_ok (src, src_pitch, dst, dst_pitch, width, height, depth,
+          shift, 2, 1))
+    return cudaErrorInvalidValue;
+  cf_forget_earlier_errors ();
+  words_kernel < false > <<<sample_grid (width, height), dim3 (32, 8), 0,
+      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
+      (uint8_t *) dst, dst_pitch, width, height, depth, shift);
+  return cudaGetLastError ();
+}
+
+extern "C" CfError
+cf_plane_to_8 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int depth, int shift,
+    CfStream stream)
+{
+  if (!words_args_ok (src, src_pitch, dst, dst_pitch, width, height, depth,
+          shift, 1, 9))
+    return cudaErrorInvalidValue;
+  cf_forget_earlier_errors ();
+  words_kernel < true > <<<sample_grid (width, height), dim3 (32, 8), 0,
+      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
+      (uint8_t *) dst, dst_pitch, width, height, depth, shift);
+  return cudaGetLastError ();
+}
+
+extern "C" CfError
+cf_gray16_from_rgb10a2 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int swap_rb, CfGrayMatrix matrix,
+    CfStream stream)
+{
+  if (!src || !dst || width <= 0 || height <= 0
+      || src_pitch < (size_t) width * 4 || dst_pitch < (size_t) width * 2
+      || (height + 7) / 8 > 65535)
+    return cudaErrorInvalidValue;
+  cf_forget_earlier_errors ();
+  CfGrayWeights k = cf_gray_weights (matrix);
+  rgb10a2_kernel <<<sample_grid (width, height), dim3 (32, 8), 0,
+      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
+      (uint8_t *) dst, dst_pitch, width, height, k.kr, k.kg, k.kb,
+      swap_rb != 0);
+  return cudaGetLastError ();
+}
 
 extern "C" CfError
 cf_gray_from_packed (const void *src, size_t src_pitch, void *dst,
