@@ -26,6 +26,16 @@
  *
  * YUV input (I420, NV12, Y444) keeps its luma plane as it is.
  *
+ * 10- to 16-bit input (P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE,
+ * Y444_10LE, Y444_12LE, Y444_16LE, GRAY16_LE; in CUDA memory those
+ * GStreamer's CUDA allocator has a layout for) gives its luma samples v of
+ * depth d MSB-aligned, v << (16 - d), in GRAY16_LE (system memory) or in
+ * P010_10LE or P016_LE with neutral chroma 0x8000 (CUDA memory).
+ * BGR10A2_LE and RGB10A2_LE are weighted as 8-bit RGB is, into 10 bits,
+ * then MSB-aligned.  With #GstCudaGray:output-depth `8` the samples are
+ * rounded to 8 bits instead: min ((v + 2^(d-9)) >> (d-8), 255), GRAY8 or
+ * NV12/I420.
+ *
  * Output in system memory is GRAY8.  In `memory:CUDAMemory`, which cannot hold
  * GRAY8 in any GStreamer (1.22 to 1.28), grey is NV12 or I420 with neutral
  * chroma (128), so encoders and the other CUDA elements take it as it is.
@@ -55,31 +65,63 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_gray_debug);
 #define GST_TYPE_CUDA_GRAY_MATRIX (gst_cuda_gray_matrix_get_type ())
 #define DEFAULT_MATRIX CF_GRAY_MATRIX_BT601
 
+#define GST_TYPE_CUDA_GRAY_OUTPUT_DEPTH (gst_cuda_gray_output_depth_get_type ())
+#define DEFAULT_OUTPUT_DEPTH GST_CUDA_GRAY_OUTPUT_DEPTH_AUTO
+
+typedef enum
+{
+  GST_CUDA_GRAY_OUTPUT_DEPTH_AUTO = 0,
+  GST_CUDA_GRAY_OUTPUT_DEPTH_8 = 8,
+} GstCudaGrayOutputDepth;
+
 enum
 {
   PROP_0,
   PROP_MATRIX,
+  PROP_OUTPUT_DEPTH,
 };
 
 /* xRGB and xBGR are system memory only: GStreamer's CUDA allocator (1.22 to
  * 1.28) has no layout for them. */
-#define CUDA_IN_FORMATS \
-  "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, NV12, Y444 }"
-#define SYS_IN_FORMATS \
-  "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, I420, NV12, " \
-  "Y444 }"
-#define CUDA_OUT_FORMATS "{ NV12, I420 }"
-#define SYS_OUT_FORMATS "GRAY8"
+#define CUDA_IN_8 "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, NV12, Y444"
+#define SYS_IN_8 \
+  "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, I420, NV12, Y444"
+#define CUDA_OUT_8 "NV12, I420"
+#define SYS_OUT_8 "GRAY8"
+
+/* 10 to 16 bits (docs/design/high-bit-depth.md, "Formats"): in CUDA memory
+ * only what the allocator of the GStreamer built against has a layout for
+ * (1.22's aborts on any other); GRAY16_LE in system memory only. */
+#ifdef HAVE_GST_CUDA_STREAM
+#define CUDA_IN_HIGH \
+  "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, Y444_10LE, " \
+  "Y444_12LE, Y444_16LE, BGR10A2_LE, RGB10A2_LE"
+#else
+#define CUDA_IN_HIGH \
+  "P010_10LE, P016_LE, I420_10LE, Y444_16LE, BGR10A2_LE, RGB10A2_LE"
+#endif
+#define SYS_IN_HIGH \
+  "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, Y444_10LE, " \
+  "Y444_12LE, Y444_16LE, GRAY16_LE, BGR10A2_LE, RGB10A2_LE"
+#define CUDA_OUT_HIGH "P010_10LE, P016_LE"
+#define SYS_OUT_HIGH "GRAY16_LE"
 
 struct _GstCudaGray
 {
   GstCudaFiltersBase parent;
 
-  CfGrayMatrix matrix;          /* property, under the object lock */
+  /* properties, under the object lock */
+  CfGrayMatrix matrix;
+  GstCudaGrayOutputDepth output_depth;
 
   /* from the caps */
   gboolean packed_rgb;
   CfPackedLayout layout;
+  /* high-bit input: RGB10A2 (swapped: BGR10A2), or the luma's depth and
+   * shift; and whether the output holds 16-bit words */
+  gboolean rgb10a2, swap_rb;
+  gint in_depth, in_shift;
+  gboolean out_words;
 };
 
 #define gst_cuda_gray_parent_class parent_class
@@ -107,31 +149,123 @@ gst_cuda_gray_matrix_get_type (void)
   return type;
 }
 
+static GType
+gst_cuda_gray_output_depth_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_GRAY_OUTPUT_DEPTH_AUTO, "The input's: 8 bits from 8-bit input, "
+          "16-bit words (GRAY16_LE, P010_10LE, P016_LE) from 10 to 16 bits",
+        "auto"},
+    {GST_CUDA_GRAY_OUTPUT_DEPTH_8, "8 bits (GRAY8, NV12, I420) from any "
+          "input, high-bit samples rounded", "8"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaGrayOutputDepth", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* Which depths a structure's formats hold: 8 bits and/or more (any format
+ * field, or none, may hold both). */
+static void
+formats_depths (const GstStructure * s, gboolean * eight, gboolean * high)
+{
+  const GValue *v = gst_structure_get_value (s, "format");
+  guint i, n;
+
+  *eight = *high = FALSE;
+  if (!v || !(G_VALUE_HOLDS_STRING (v) || GST_VALUE_HOLDS_LIST (v))) {
+    *eight = *high = TRUE;
+    return;
+  }
+  n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
+  for (i = 0; i < n; i++) {
+    const GValue *f = GST_VALUE_HOLDS_LIST (v) ?
+        gst_value_list_get_value (v, i) : v;
+    GstVideoFormat format = G_VALUE_HOLDS_STRING (f) ?
+        gst_video_format_from_string (g_value_get_string (f)) :
+        GST_VIDEO_FORMAT_UNKNOWN;
+
+    if (format == GST_VIDEO_FORMAT_UNKNOWN)
+      continue;
+    if (GST_VIDEO_FORMAT_INFO_DEPTH (gst_video_format_get_info (format), 0) > 8)
+      *high = TRUE;
+    else
+      *eight = TRUE;
+  }
+}
+
+/* The formats on the other side of a structure whose formats hold @eight
+ * and/or @high bits, going @direction: 8-bit input gives 8-bit output;
+ * high-bit input gives 16-bit words, or with output-depth=8, 8 bits. */
+static gchar *
+other_side_formats (GstPadDirection direction, gboolean cuda, gboolean eight,
+    gboolean high, GstCudaGrayOutputDepth output_depth)
+{
+  gboolean to_8 = output_depth == GST_CUDA_GRAY_OUTPUT_DEPTH_8;
+  GPtrArray *lists = g_ptr_array_new ();
+  gchar *joined, *ret;
+
+  if (direction == GST_PAD_SINK) {
+    if (eight || (high && to_8))
+      g_ptr_array_add (lists, cuda ? CUDA_OUT_8 : SYS_OUT_8);
+    if (high && !to_8)
+      g_ptr_array_add (lists, cuda ? CUDA_OUT_HIGH : SYS_OUT_HIGH);
+  } else {
+    if (eight)
+      g_ptr_array_add (lists, cuda ? CUDA_IN_8 : SYS_IN_8);
+    if ((eight && to_8) || (high && !to_8))
+      g_ptr_array_add (lists, cuda ? CUDA_IN_HIGH : SYS_IN_HIGH);
+  }
+  if (lists->len == 0) {
+    g_ptr_array_free (lists, TRUE);
+    return NULL;
+  }
+  g_ptr_array_add (lists, NULL);
+  joined = g_strjoinv (", ", (gchar **) lists->pdata);
+  ret = g_strdup_printf ("{ %s }", joined);
+  g_free (joined);
+  g_ptr_array_free (lists, TRUE);
+  return ret;
+}
+
 /* Each structure becomes the same size and rate in the other side's formats,
  * in its own memory type first, then in the other. */
 static GstCaps *
 gst_cuda_gray_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
+  GstCudaGrayOutputDepth output_depth;
   GstCaps *ret = gst_caps_new_empty ();
   guint i, pass;
+
+  GST_OBJECT_LOCK (trans);
+  output_depth = GST_CUDA_GRAY (trans)->output_depth;
+  GST_OBJECT_UNLOCK (trans);
 
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     GstCapsFeatures *features = gst_caps_get_features (caps, i);
     gboolean cuda = features && gst_caps_features_contains (features,
         GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    gboolean eight, high;
 
+    formats_depths (gst_caps_get_structure (caps, i), &eight, &high);
     for (pass = 0; pass < 2; pass++) {
       gboolean to_cuda = pass == 0 ? cuda : !cuda;
-      GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-      const gchar *formats;
+      gchar *formats = other_side_formats (direction, to_cuda, eight, high,
+          output_depth);
+      GstStructure *s;
 
-      if (direction == GST_PAD_SINK)
-        formats = to_cuda ? CUDA_OUT_FORMATS : SYS_OUT_FORMATS;
-      else
-        formats = to_cuda ? CUDA_IN_FORMATS : SYS_IN_FORMATS;
+      if (!formats)
+        continue;
+      s = gst_structure_copy (gst_caps_get_structure (caps, i));
       gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
       gst_cuda_filters_base_set_formats (s, formats);
+      g_free (formats);
       ret = gst_caps_merge_structure_full (ret, s, to_cuda ?
           gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL) :
           NULL);
@@ -155,8 +289,21 @@ gst_cuda_gray_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in,
 {
   GstCudaGray *self = GST_CUDA_GRAY (base);
   const GstVideoFormatInfo *finfo = in->finfo;
+  GstVideoFormat format = GST_VIDEO_INFO_FORMAT (in);
 
-  self->packed_rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo);
+  self->in_depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  self->in_shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
+  self->out_words = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0) > 8;
+  /* (their shifts in GstVideoFormatInfo are 0: the bits are placed in
+   * kernels/gray) */
+  self->rgb10a2 = format == GST_VIDEO_FORMAT_RGB10A2_LE ||
+      format == GST_VIDEO_FORMAT_BGR10A2_LE;
+  self->swap_rb = format == GST_VIDEO_FORMAT_BGR10A2_LE;
+  if (self->in_depth <= 8 && self->out_words) {
+    GST_ERROR_OBJECT (self, "8-bit input has no 16-bit output");
+    return FALSE;
+  }
+  self->packed_rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) && !self->rgb10a2;
   if (self->packed_rgb) {
     /* components 0, 1, 2 of packed RGB formats are R, G, B; their pixel
      * offsets say where each sits */
@@ -185,21 +332,38 @@ gst_cuda_gray_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   matrix = self->matrix;
   GST_OBJECT_UNLOCK (self);
 
-  if (self->packed_rgb)
+  if (self->rgb10a2 && self->out_words)
+    err = cf_gray16_from_rgb10a2 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->swap_rb, matrix, stream);
+  else if (self->rgb10a2)
+    err = cf_gray8_from_rgb10a2 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->swap_rb, matrix, stream);
+  else if (self->in_depth > 8 && self->out_words)
+    err = cf_plane_to_msb16 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->in_depth, self->in_shift, stream);
+  else if (self->in_depth > 8)
+    err = cf_plane_to_8 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->in_depth, self->in_shift, stream);
+  else if (self->packed_rgb)
     err = cf_gray_from_packed (in->data[0], in->stride[0], out->data[0],
         out->stride[0], width, height, self->layout, matrix, stream);
   else
     err = cf_copy_plane (in->data[0], in->stride[0], out->data[0],
         out->stride[0], width, height, stream);
 
-  /* NV12/I420 in CUDA memory: neutral chroma makes the frame grey */
+  /* NV12/I420 or P010/P016 in CUDA memory: neutral chroma (the middle of
+   * the range) makes the frame grey */
   for (p = 1; err == 0 && p < GST_VIDEO_INFO_N_PLANES (out->info); p++) {
     gsize row_bytes;
     guint rows;
 
     gst_cuda_filters_base_plane_extent (out->info, p, &row_bytes, &rows);
-    err = cf_fill_plane (out->data[p], out->stride[p], row_bytes, rows, 128,
-        stream);
+    if (self->out_words)
+      err = cf_fill_plane16 (out->data[p], out->stride[p],
+          (gint) (row_bytes / 2), rows, 0x8000, stream);
+    else
+      err = cf_fill_plane (out->data[p], out->stride[p], row_bytes, rows,
+          128, stream);
   }
   return err;
 }
@@ -216,6 +380,18 @@ gst_cuda_gray_set_property (GObject * object, guint prop_id,
       self->matrix = g_value_get_enum (value);
       GST_OBJECT_UNLOCK (self);
       break;
+    case PROP_OUTPUT_DEPTH:{
+      gboolean changed;
+
+      GST_OBJECT_LOCK (self);
+      changed = (gint) self->output_depth != g_value_get_enum (value);
+      self->output_depth = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      /* the output's caps follow: negotiated again before the next frame */
+      if (changed)
+        gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -232,6 +408,11 @@ gst_cuda_gray_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MATRIX:
       GST_OBJECT_LOCK (self);
       g_value_set_enum (value, self->matrix);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_OUTPUT_DEPTH:
+      GST_OBJECT_LOCK (self);
+      g_value_set_enum (value, self->output_depth);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -265,11 +446,30 @@ gst_cuda_gray_class_init (GstCudaGrayClass * klass)
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           GST_PARAM_CONTROLLABLE | G_PARAM_STATIC_STRINGS));
 
-  caps = gst_cuda_filters_base_make_caps (SYS_IN_FORMATS, CUDA_IN_FORMATS);
+  /**
+   * GstCudaGray:output-depth:
+   *
+   * The depth of the output from 10- to 16-bit input: `auto` keeps 16-bit
+   * words (GRAY16_LE in system memory, P010_10LE or P016_LE in CUDA
+   * memory, the samples MSB-aligned); `8` rounds each sample v of depth d
+   * to min ((v + 2^(d-9)) >> (d-8), 255), GRAY8 or NV12/I420.  8-bit input
+   * gives 8-bit output either way.  May change while playing: the output
+   * is negotiated again.
+   */
+  g_object_class_install_property (gobject_class, PROP_OUTPUT_DEPTH,
+      g_param_spec_enum ("output-depth", "Output depth",
+          "Depth of the output from 10- to 16-bit input",
+          GST_TYPE_CUDA_GRAY_OUTPUT_DEPTH, DEFAULT_OUTPUT_DEPTH,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
+
+  caps = gst_cuda_filters_base_make_caps ("{ " SYS_IN_8 ", " SYS_IN_HIGH " }",
+      "{ " CUDA_IN_8 ", " CUDA_IN_HIGH " }");
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
-  caps = gst_cuda_filters_base_make_caps (SYS_OUT_FORMATS, CUDA_OUT_FORMATS);
+  caps = gst_cuda_filters_base_make_caps ("{ " SYS_OUT_8 ", " SYS_OUT_HIGH
+      " }", "{ " CUDA_OUT_8 ", " CUDA_OUT_HIGH " }");
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
@@ -285,6 +485,7 @@ gst_cuda_gray_class_init (GstCudaGrayClass * klass)
   base_class->process = GST_DEBUG_FUNCPTR (gst_cuda_gray_process);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAY_MATRIX, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAY_OUTPUT_DEPTH, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_gray_debug, "cudagray", 0,
       "CUDA grey conversion");
 }
@@ -293,4 +494,5 @@ static void
 gst_cuda_gray_init (GstCudaGray * self)
 {
   self->matrix = DEFAULT_MATRIX;
+  self->output_depth = DEFAULT_OUTPUT_DEPTH;
 }

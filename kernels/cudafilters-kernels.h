@@ -101,6 +101,10 @@ void cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
 CfError cf_gray16_from_rgb10a2 (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int swap_rb,
     CfGrayMatrix matrix, CfStream stream);
+/* bytes: cf_ref_gray16_from_rgb10a2, then cf_ref_plane_to_8 at depth 16 */
+CfError cf_gray8_from_rgb10a2 (const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int swap_rb,
+    CfGrayMatrix matrix, CfStream stream);
 CfError cf_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int depth, int shift,
     CfStream stream);

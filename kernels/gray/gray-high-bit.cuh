@@ -3,8 +3,9 @@
  *   words_kernel<TO_8>   d-bit samples of 16-bit words, MSB-aligned into
  *                        16-bit words or rounded to bytes
  *                        (cf_ref_plane_to_msb16, cf_ref_plane_to_8);
- *   rgb10a2_kernel       grey of RGB10A2_LE or BGR10A2_LE words, MSB-aligned
- *                        (cf_ref_gray16_from_rgb10a2).
+ *   rgb10a2_kernel<TO_8> grey of RGB10A2_LE or BGR10A2_LE words, MSB-aligned
+ *                        (cf_ref_gray16_from_rgb10a2) or to 8 bits (that,
+ *                        then cf_ref_plane_to_8 at depth 16).
  * The arithmetic is gray-reference.c's, bit for bit.  Tests (kernels-gray):
  * test_high_bit_equals_reference, test_rgb10a2_equals_reference.  Not yet
  * tuned: their floors are still to be measured. */
@@ -47,7 +48,7 @@ words_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
   }
 }
 
-__global__ void
+template < bool TO_8 > __global__ void
 rgb10a2_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
     uint32_t kr, uint32_t kg, uint32_t kb, bool swap_rb)
@@ -61,8 +62,11 @@ rgb10a2_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
   uint32_t lo = word & 1023u, g = (word >> 10) & 1023u;
   uint32_t hi = (word >> 20) & 1023u;
   uint32_t r = swap_rb ? hi : lo, b = swap_rb ? lo : hi;
-  store16 (dst + (size_t) y * dst_pitch + (size_t) x * 2,
-      ((kr * r + kg * g + kb * b + 32768u) >> 16) << 6);
+  uint32_t luma10 = (kr * r + kg * g + kb * b + 32768u) >> 16;
+  if (TO_8)                     /* words_kernel's rounding at depth 10 */
+    dst[(size_t) y * dst_pitch + x] = (uint8_t) min ((luma10 + 2) >> 2, 255u);
+  else
+    store16 (dst + (size_t) y * dst_pitch + (size_t) x * 2, luma10 << 6);
 }
 
 }                               /* namespace */

@@ -88,22 +88,45 @@ cf_plane_to_8 (const void *src, size_t src_pitch, void *dst,
   return cudaGetLastError ();
 }
 
+namespace {
+
+template < bool TO_8 > CfError
+launch_rgb10a2 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int swap_rb, CfGrayMatrix matrix,
+    CfStream stream)
+{
+  if (!src || !dst || width <= 0 || height <= 0
+      || src_pitch < (size_t) width * 4
+      || dst_pitch < (size_t) width * (TO_8 ? 1 : 2)
+      || (height + 7) / 8 > 65535)
+    return cudaErrorInvalidValue;
+  cf_forget_earlier_errors ();
+  CfGrayWeights k = cf_gray_weights (matrix);
+  rgb10a2_kernel < TO_8 > <<<sample_grid (width, height), dim3 (32, 8), 0,
+      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
+      (uint8_t *) dst, dst_pitch, width, height, k.kr, k.kg, k.kb,
+      swap_rb != 0);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace */
+
 extern "C" CfError
 cf_gray16_from_rgb10a2 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int swap_rb, CfGrayMatrix matrix,
     CfStream stream)
 {
-  if (!src || !dst || width <= 0 || height <= 0
-      || src_pitch < (size_t) width * 4 || dst_pitch < (size_t) width * 2
-      || (height + 7) / 8 > 65535)
-    return cudaErrorInvalidValue;
-  cf_forget_earlier_errors ();
-  CfGrayWeights k = cf_gray_weights (matrix);
-  rgb10a2_kernel <<<sample_grid (width, height), dim3 (32, 8), 0,
-      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
-      (uint8_t *) dst, dst_pitch, width, height, k.kr, k.kg, k.kb,
-      swap_rb != 0);
-  return cudaGetLastError ();
+  return launch_rgb10a2 < false > (src, src_pitch, dst, dst_pitch, width,
+      height, swap_rb, matrix, stream);
+}
+
+extern "C" CfError
+cf_gray8_from_rgb10a2 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int swap_rb, CfGrayMatrix matrix,
+    CfStream stream)
+{
+  return launch_rgb10a2 < true > (src, src_pitch, dst, dst_pitch, width,
+      height, swap_rb, matrix, stream);
 }
 
 extern "C" CfError

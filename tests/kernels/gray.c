@@ -146,28 +146,55 @@ GST_START_TEST (test_high_bit_equals_reference)
 
 GST_END_TEST;
 
+/* grey of RGB10A2 to 8 bits: the 16-bit reference, then its rounding */
+static void
+ref_gray8_from_rgb10a2 (PlaneCase * pc, gint w, gint h, gint swap,
+    CfGrayMatrix m)
+{
+  gsize pitch16 = (gsize) w * 2;
+  guint8 *gray16 = g_malloc (pitch16 * h);
+
+  cf_ref_gray16_from_rgb10a2 (pc->src + pc->src_off, pc->src_pitch, gray16,
+      pitch16, w, h, swap, m);
+  cf_ref_plane_to_8 (gray16, pitch16, pc->want + pc->dst_off, pc->dst_pitch,
+      w, h, 16, 0);
+  g_free (gray16);
+}
+
 GST_START_TEST (test_rgb10a2_equals_reference)
 {
-  guint m, s, mode, swap;
+  guint m, s, mode, swap, to_8;
 
-  for (swap = 0; swap < 2; swap++)
-    for (m = CF_GRAY_MATRIX_BT601; m <= CF_GRAY_MATRIX_BT2020; m++)
-      for (s = 0; s < G_N_ELEMENTS (sizes); s++)
-        for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++) {
-          gint w = sizes[s].w, h = sizes[s].h;
-          gchar *what = g_strdup_printf ("%s matrix %d %dx%d pitch mode %d",
-              swap ? "BGR10A2" : "RGB10A2", m, w, h, mode);
-          PlaneCase pc;
+  for (to_8 = 0; to_8 < 2; to_8++)
+    for (swap = 0; swap < 2; swap++)
+      for (m = CF_GRAY_MATRIX_BT601; m <= CF_GRAY_MATRIX_BT2020; m++)
+        for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+          for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++) {
+            gint w = sizes[s].w, h = sizes[s].h;
+            gchar *what = g_strdup_printf ("%s to %d bits matrix %d %dx%d "
+                "pitch mode %d", swap ? "BGR10A2" : "RGB10A2",
+                to_8 ? 8 : 16, m, w, h, mode);
+            PlaneCase pc;
+            CfError err;
 
-          plane_case_init (&pc, (gsize) w * 4, (gsize) w * 2, h, mode);
-          plane_case_upload (&pc);
-          cf_ref_gray16_from_rgb10a2 (pc.src + pc.src_off, pc.src_pitch,
-              pc.want + pc.dst_off, pc.dst_pitch, w, h, swap, m);
-          plane_case_finish (&pc, cf_gray16_from_rgb10a2 (pc.d_src +
-                  pc.src_off, pc.src_pitch, pc.d_dst + pc.dst_off,
-                  pc.dst_pitch, w, h, swap, m, NULL), what);
-          g_free (what);
-        }
+            plane_case_init (&pc, (gsize) w * 4, (gsize) w * (to_8 ? 1 : 2),
+                h, mode);
+            plane_case_upload (&pc);
+            if (to_8) {
+              ref_gray8_from_rgb10a2 (&pc, w, h, swap, m);
+              err = cf_gray8_from_rgb10a2 (pc.d_src + pc.src_off,
+                  pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h,
+                  swap, m, NULL);
+            } else {
+              cf_ref_gray16_from_rgb10a2 (pc.src + pc.src_off, pc.src_pitch,
+                  pc.want + pc.dst_off, pc.dst_pitch, w, h, swap, m);
+              err = cf_gray16_from_rgb10a2 (pc.d_src + pc.src_off,
+                  pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h,
+                  swap, m, NULL);
+            }
+            plane_case_finish (&pc, err, what);
+            g_free (what);
+          }
 }
 
 GST_END_TEST;
@@ -234,6 +261,9 @@ GST_START_TEST (test_high_bit_invalid_arguments)
   fail_if (cf_plane_to_8 (d, 64, d, 3, 4, 4, 10, 6, NULL) == 0);
   fail_if (cf_gray16_from_rgb10a2 (d, 12, d, 64, 4, 4, 0, 0, NULL) == 0);
   fail_if (cf_gray16_from_rgb10a2 (d, 64, d, 6, 4, 4, 0, 0, NULL) == 0);
+  fail_if (cf_gray8_from_rgb10a2 (d, 64, d, 3, 4, 4, 0, 0, NULL) == 0);
+  fail_unless (cf_gray8_from_rgb10a2 (d, 64, d + 2048, 64, 4, 4, 1, 0,
+          NULL) == 0);
   fail_if (cf_fill_plane16 (NULL, 64, 4, 4, 0x8000, NULL) == 0);
   fail_if (cf_fill_plane16 (d, 6, 4, 4, 0x8000, NULL) == 0);
   fail_unless (cf_plane_to_msb16 (d, 64, d + 2048, 64, 4, 4, 10, 6, NULL) == 0);
