@@ -243,6 +243,40 @@ void cf_hist_sums_counts (const void *sums, uint32_t * counts);
 void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
     uint32_t * counts);
 
+/* High bit depth (#48, docs/design/high-bit-depth.md; not yet used by the
+ * elements).  A plane of 16-bit little-endian words: width x height
+ * pixels of words_per_pixel (1, or 2 for interleaved chroma: P010's UV)
+ * words, each holding a sample v of `depth` bits (9 to 16) at bit
+ * `shift`: v = (word >> shift) & (2^depth - 1).  channel[i] is the channel
+ * (0 to CF_HIST_WORD_CHANNELS - 1) of word i of a pixel, or -1. */
+#define CF_HIST_MAX_LEVELS 4096
+#define CF_HIST_WORD_CHANNELS 3
+typedef struct
+{
+  const void *data;
+  size_t pitch;
+  int width;
+  int height;
+  int words_per_pixel;
+  int channel[2];
+  int depth;
+  int shift;
+} CfWordPlane;
+
+/* A channel of depth d is counted at 2^min(d, 12) levels: the level of v
+ * is v >> max(d - 12, 0). */
+#define CF_HIST_LEVELS(depth) (1 << ((depth) < 12 ? (depth) : 12))
+
+/* counts[c * CF_HIST_MAX_LEVELS + level] = the samples of channel c at
+ * that level, over all planes (all CF_HIST_WORD_CHANNELS *
+ * CF_HIST_MAX_LEVELS device words written; levels past the depth's are
+ * 0).  At most CF_HIST_MAX_PLANES planes, all of one depth; each count
+ * must stay below 2^32. */
+CfError cf_hist_word_planes (const CfWordPlane * planes, int n_planes,
+    uint32_t * counts, CfStream stream);
+void cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
+    uint32_t * counts);
+
 
 /* ---- statistics (reduction pattern) ---------------------------------- */
 

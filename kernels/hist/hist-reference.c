@@ -27,3 +27,32 @@ cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
     }
   }
 }
+
+void
+cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
+    uint32_t * counts)
+{
+  int p, x, y, w;
+
+  memset (counts, 0, sizeof (uint32_t) * CF_HIST_WORD_CHANNELS *
+      CF_HIST_MAX_LEVELS);
+  for (p = 0; p < n_planes; p++) {
+    const CfWordPlane *pl = &planes[p];
+    int level_shift = pl->depth > 12 ? pl->depth - 12 : 0;
+    uint32_t mask = (1u << pl->depth) - 1;
+
+    for (y = 0; y < pl->height; y++) {
+      const uint8_t *row = (const uint8_t *) pl->data + (size_t) y * pl->pitch;
+
+      for (x = 0; x < pl->width; x++) {
+        for (w = 0; w < pl->words_per_pixel; w++) {
+          const uint8_t *s = row + 2 * ((size_t) x * pl->words_per_pixel + w);
+          uint32_t v = ((s[0] | (uint32_t) s[1] << 8) >> pl->shift) & mask;
+
+          if (pl->channel[w] >= 0)
+            counts[pl->channel[w] * CF_HIST_MAX_LEVELS + (v >> level_shift)]++;
+        }
+      }
+    }
+  }
+}

@@ -47,6 +47,7 @@
 #include "hist-segments.cuh"
 #include "hist-block-words.cuh"
 #include "hist-warp-bytes.cuh"
+#include "hist-words.cuh"
 
 namespace {
 
@@ -410,4 +411,44 @@ cf_hist_sums_counts (const void *sums, uint32_t * counts)
       sum += ws->counts[c][b];
     counts[b] = sum;
   }
+}
+
+extern "C" CfError
+cf_hist_word_planes (const CfWordPlane * planes, int n_planes,
+    uint32_t * counts, CfStream stream)
+{
+  WordPlanes args;
+  int depth = n_planes > 0 ? planes[0].depth : 0;
+
+  if (!planes || !counts || n_planes < 1 || n_planes > CF_HIST_MAX_PLANES
+      || depth < 9 || depth > 16)
+    return cudaErrorInvalidValue;
+  for (int p = 0; p < n_planes; p++) {
+    const CfWordPlane & pl = planes[p];
+    if (!pl.data || pl.width <= 0 || pl.height <= 0 || pl.depth != depth
+        || pl.shift < 0 || pl.depth + pl.shift > 16
+        || (pl.words_per_pixel != 1 && pl.words_per_pixel != 2)
+        || pl.pitch < (size_t) pl.width * pl.words_per_pixel * 2
+        || (long long) pl.width * pl.words_per_pixel > INT32_MAX / 2)
+      return cudaErrorInvalidValue;
+    for (int w = 0; w < pl.words_per_pixel; w++)
+      if (pl.channel[w] < -1 || pl.channel[w] >= CF_HIST_WORD_CHANNELS)
+        return cudaErrorInvalidValue;
+    args.plane[p] = pl;
+  }
+  cf_forget_earlier_errors ();
+  cudaError_t err = cudaMemsetAsync (counts, 0, sizeof (uint32_t) *
+      CF_HIST_WORD_CHANNELS * CF_HIST_MAX_LEVELS, (cudaStream_t) stream);
+  if (err != cudaSuccess)
+    return err;
+  int levels = CF_HIST_LEVELS (depth);
+  int max_height = 0;
+  for (int p = 0; p < n_planes; p++)
+    max_height = planes[p].height > max_height ? planes[p].height : max_height;
+  /* a block a few rows; enough blocks to fill the GPU, no more than rows */
+  int blocks = max_height < 1024 ? max_height : 1024;
+  words_hist_kernel <<< dim3 (blocks, n_planes), 256,
+      CF_HIST_WORD_CHANNELS * levels * sizeof (uint32_t),
+      (cudaStream_t) stream >>> (args, levels, counts);
+  return cudaGetLastError ();
 }

@@ -360,9 +360,166 @@ GST_START_TEST (test_hist_invalid_arguments)
 
 GST_END_TEST;
 
+/* ---- high bit depth (#48): planes of 16-bit words ---- */
+
+typedef struct
+{
+  gint words_per_pixel, channel[2];
+  gint w_div, h_div;            /* subsampling */
+} WordPlaneSpec;
+
+/* Planes of @specs for a @w x @h frame at @depth and @shift, random words
+ * (stray bits outside the samples included) or one solid word a channel,
+ * counted on the GPU (twice, over poisoned counts) and on the CPU. */
+static void
+check_word_planes (const WordPlaneSpec * specs, gint n, gint depth,
+    gint shift, gint w, gint h, PitchMode mode, gboolean solid,
+    const gchar * name)
+{
+  const gsize n_counts = CF_HIST_WORD_CHANNELS * CF_HIST_MAX_LEVELS;
+  guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
+  CfWordPlane host[CF_HIST_MAX_PLANES], dev[CF_HIST_MAX_PLANES];
+  guint8 *hbuf[CF_HIST_MAX_PLANES], *dbuf[CF_HIST_MAX_PLANES];
+  guint32 *d_counts;
+  gchar *what = g_strdup_printf ("%s depth %d shift %d %dx%d pitch mode %d%s",
+      name, depth, shift, w, h, mode, solid ? " solid" : "");
+  gint p, run;
+  gsize i;
+
+  for (p = 0; p < n; p++) {
+    gint pw = (w + specs[p].w_div - 1) / specs[p].w_div;
+    gint ph = (h + specs[p].h_div - 1) / specs[p].h_div;
+    gsize row = (gsize) pw * specs[p].words_per_pixel * 2;
+    gsize pitch = mode == PITCH_TIGHT ? row : mode == PITCH_PADDED ?
+        GST_ROUND_UP_N (row, 256) + 256 : row + 3;
+    gsize off = mode == PITCH_MISALIGNED ? 5 : 0;
+    gsize size = off + pitch * ph;
+    CfWordPlane pl = { NULL, pitch, pw, ph, specs[p].words_per_pixel,
+      {specs[p].channel[0], specs[p].channel[1]}, depth, shift
+    };
+
+    hbuf[p] = g_malloc (size);
+    cf_test_fill_random (rand_, hbuf[p], size);
+    if (solid) {
+      guint8 word[4];
+      gint y;
+      gsize x;
+
+      cf_test_fill_random (rand_, word, 4);
+      for (y = 0; y < ph; y++)
+        for (x = 0; x < row; x++)
+          hbuf[p][off + y * pitch + x] =
+              word[x % (2 * specs[p].words_per_pixel)];
+    }
+    CUDA_OK (cudaMalloc ((void **) &dbuf[p], size));
+    CUDA_OK (cudaMemcpy (dbuf[p], hbuf[p], size, cudaMemcpyHostToDevice));
+    host[p] = dev[p] = pl;
+    host[p].data = hbuf[p] + off;
+    dev[p].data = dbuf[p] + off;
+  }
+  cf_ref_hist_word_planes (host, n, want);
+  CUDA_OK (cudaMalloc ((void **) &d_counts, n_counts * 4));
+  for (run = 0; run < 2; run++) {
+    CfError err;
+
+    CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
+    err = cf_hist_word_planes (dev, n, d_counts, NULL);
+    fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+    CUDA_OK (cudaDeviceSynchronize ());
+    CUDA_OK (cudaMemcpy (got, d_counts, n_counts * 4, cudaMemcpyDeviceToHost));
+    for (i = 0; i < n_counts; i++)
+      fail_unless (got[i] == want[i], "%s, run %d: channel %d level %d: GPU "
+          "counts %u, CPU %u", what, run, (gint) (i / CF_HIST_MAX_LEVELS),
+          (gint) (i % CF_HIST_MAX_LEVELS), got[i], want[i]);
+  }
+  CUDA_OK (cudaFree (d_counts));
+  for (p = 0; p < n; p++) {
+    CUDA_OK (cudaFree (dbuf[p]));
+    g_free (hbuf[p]);
+  }
+  g_free (what);
+  g_free (want);
+  g_free (got);
+}
+
+GST_START_TEST (test_hist_words_equals_reference)
+{
+  static const WordPlaneSpec p010[] = {
+    {1, {0, -1}, 1, 1}, {2, {1, 2}, 2, 2},
+  }, i420[] = {
+    {1, {0, -1}, 1, 1}, {1, {1, -1}, 2, 2}, {1, {2, -1}, 2, 2},
+  }, y444[] = {
+    {1, {0, -1}, 1, 1}, {1, {1, -1}, 1, 1}, {1, {2, -1}, 1, 1},
+  }, u_only[] = {
+    {2, {1, -1}, 2, 2},
+  };
+  static const struct
+  {
+    const gchar *name;
+    const WordPlaneSpec *specs;
+    gint n, depth, shift;
+  } layouts[] = {
+    {"P010", p010, 2, 10, 6}, {"P012", p010, 2, 12, 4},
+    {"P016", p010, 2, 16, 0}, {"I420_10", i420, 3, 10, 0},
+    {"I420_12", i420, 3, 12, 0}, {"Y444_16", y444, 3, 16, 0},
+    {"GRAY16", y444, 1, 16, 0}, {"U of P010", u_only, 1, 10, 6},
+    {"9 bits", y444, 3, 9, 7},
+  };
+  guint l, s, mode;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+        check_word_planes (layouts[l].specs, layouts[l].n, layouts[l].depth,
+            layouts[l].shift, sizes[s].w, sizes[s].h, mode, FALSE,
+            layouts[l].name);
+      check_word_planes (layouts[l].specs, layouts[l].n, layouts[l].depth,
+          layouts[l].shift, sizes[s].w, sizes[s].h, PITCH_PADDED, TRUE,
+          layouts[l].name);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_hist_words_invalid_arguments)
+{
+  guint8 *d;
+  guint32 *counts;
+  CfWordPlane pl = { NULL, 64, 4, 4, 1, {0, -1}, 10, 6 };
+
+  CUDA_OK (cudaMalloc ((void **) &d, 4096));
+  CUDA_OK (cudaMalloc ((void **) &counts, CF_HIST_WORD_CHANNELS *
+          CF_HIST_MAX_LEVELS * 4));
+  pl.data = d;
+  fail_unless (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
+  fail_if (cf_hist_word_planes (&pl, 0, counts, NULL) == 0);
+  fail_if (cf_hist_word_planes (&pl, 1, NULL, NULL) == 0);
+  pl.depth = 8;
+  fail_if (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
+  pl.depth = 10;
+  pl.shift = 7;
+  fail_if (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
+  pl.shift = 6;
+  pl.pitch = 6;
+  fail_if (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
+  pl.pitch = 64;
+  pl.channel[0] = CF_HIST_WORD_CHANNELS;
+  fail_if (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
+  pl.channel[0] = 0;
+  pl.words_per_pixel = 3;
+  fail_if (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaFree (counts));
+  CUDA_OK (cudaFree (d));
+}
+
+GST_END_TEST;
+
 CF_KERNEL_TEST_MAIN ("kernels-hist",
     CF_KERNEL_TEST (test_hist_shapes),
     CF_KERNEL_TEST (test_hist_equals_reference),
     CF_KERNEL_TEST (test_hist_regions),
     CF_KERNEL_TEST (test_hist_warp_bytes_equals_reference),
-    CF_KERNEL_TEST (test_hist_invalid_arguments));
+    CF_KERNEL_TEST (test_hist_invalid_arguments),
+    CF_KERNEL_TEST (test_hist_words_equals_reference),
+    CF_KERNEL_TEST (test_hist_words_invalid_arguments));
