@@ -30,7 +30,8 @@
  * Y444_10LE, Y444_12LE, Y444_16LE, GRAY16_LE; in CUDA memory those
  * GStreamer's CUDA allocator has a layout for) gives its luma samples v of
  * depth d MSB-aligned, v << (16 - d), in GRAY16_LE (system memory) or in
- * P010_10LE or P016_LE with neutral chroma 0x8000 (CUDA memory).
+ * P010_10LE (up to 10 bits) or P016_LE with neutral chroma 0x8000 (CUDA
+ * memory).
  * BGR10A2_LE and RGB10A2_LE are weighted as 8-bit RGB is, into 10 bits,
  * then MSB-aligned.  With #GstCudaGray:output-depth `8` the samples are
  * rounded to 8 bits instead: min ((v + 2^(d-9)) >> (d-8), 255), GRAY8 or
@@ -103,7 +104,15 @@ enum
 #define SYS_IN_HIGH \
   "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, Y444_10LE, " \
   "Y444_12LE, Y444_16LE, GRAY16_LE, BGR10A2_LE, RGB10A2_LE"
-#define CUDA_OUT_HIGH "P010_10LE, P016_LE"
+/* up to 10 bits: the formats whose samples fit P010; deeper: P016 only */
+#ifdef HAVE_GST_CUDA_STREAM
+#define CUDA_IN_10 "P010_10LE, I420_10LE, Y444_10LE, BGR10A2_LE, RGB10A2_LE"
+#else
+#define CUDA_IN_10 "P010_10LE, I420_10LE, BGR10A2_LE, RGB10A2_LE"
+#endif
+#define SYS_IN_10 "P010_10LE, I420_10LE, Y444_10LE, BGR10A2_LE, RGB10A2_LE"
+#define CUDA_OUT_10 "P010_10LE"
+#define CUDA_OUT_16 "P016_LE"
 #define SYS_OUT_HIGH "GRAY16_LE"
 
 struct _GstCudaGray
@@ -169,18 +178,24 @@ gst_cuda_gray_output_depth_get_type (void)
   return type;
 }
 
-/* Which depths a structure's formats hold: 8 bits and/or more (any format
- * field, or none, may hold both). */
-static void
-formats_depths (const GstStructure * s, gboolean * eight, gboolean * high)
+/* Which depths a structure's formats hold: 8 bits, 9 to 10 bits
+ * (@shallow), 11 to 16 bits (@deep); any format field, or none, may hold
+ * several. */
+typedef struct
+{
+  gboolean eight, shallow, deep;
+} Depths;
+
+static Depths
+formats_depths (const GstStructure * s)
 {
   const GValue *v = gst_structure_get_value (s, "format");
+  Depths d = { FALSE, FALSE, FALSE };
   guint i, n;
 
-  *eight = *high = FALSE;
   if (!v || !(G_VALUE_HOLDS_STRING (v) || GST_VALUE_HOLDS_LIST (v))) {
-    *eight = *high = TRUE;
-    return;
+    d.eight = d.shallow = d.deep = TRUE;
+    return d;
   }
   n = GST_VALUE_HOLDS_LIST (v) ? gst_value_list_get_size (v) : 1;
   for (i = 0; i < n; i++) {
@@ -192,34 +207,53 @@ formats_depths (const GstStructure * s, gboolean * eight, gboolean * high)
 
     if (format == GST_VIDEO_FORMAT_UNKNOWN)
       continue;
-    if (GST_VIDEO_FORMAT_INFO_DEPTH (gst_video_format_get_info (format), 0) > 8)
-      *high = TRUE;
-    else
-      *eight = TRUE;
+    switch (GST_VIDEO_FORMAT_INFO_DEPTH (gst_video_format_get_info (format), 0)) {
+      case 8:
+        d.eight = TRUE;
+        break;
+      case 9:
+      case 10:
+        d.shallow = TRUE;
+        break;
+      default:
+        d.deep = TRUE;
+        break;
+    }
   }
+  return d;
 }
 
-/* The formats on the other side of a structure whose formats hold @eight
- * and/or @high bits, going @direction: 8-bit input gives 8-bit output;
- * high-bit input gives 16-bit words, or with output-depth=8, 8 bits. */
+/* The formats on the other side of a structure of depths @d, going
+ * @direction: 8-bit input gives 8-bit output; high-bit input gives 16-bit
+ * words (P010 only up to 10 bits, P016 at any depth), or with
+ * output-depth=8, 8 bits. */
 static gchar *
-other_side_formats (GstPadDirection direction, gboolean cuda, gboolean eight,
-    gboolean high, GstCudaGrayOutputDepth output_depth)
+other_side_formats (GstPadDirection direction, gboolean cuda, Depths d,
+    GstCudaGrayOutputDepth output_depth)
 {
   gboolean to_8 = output_depth == GST_CUDA_GRAY_OUTPUT_DEPTH_8;
+  gboolean high = d.shallow || d.deep;
   GPtrArray *lists = g_ptr_array_new ();
   gchar *joined, *ret;
 
   if (direction == GST_PAD_SINK) {
-    if (eight || (high && to_8))
+    if (d.eight || (high && to_8))
       g_ptr_array_add (lists, cuda ? CUDA_OUT_8 : SYS_OUT_8);
-    if (high && !to_8)
-      g_ptr_array_add (lists, cuda ? CUDA_OUT_HIGH : SYS_OUT_HIGH);
+    if (high && !to_8 && !cuda)
+      g_ptr_array_add (lists, SYS_OUT_HIGH);
+    if (d.shallow && !to_8 && cuda)
+      g_ptr_array_add (lists, CUDA_OUT_10);
+    if (high && !to_8 && cuda)
+      g_ptr_array_add (lists, CUDA_OUT_16);
   } else {
-    if (eight)
+    /* the output's formats: GRAY16 and P016 (deep) take any depth, P010
+     * (shallow) up to 10 bits */
+    if (d.eight)
       g_ptr_array_add (lists, cuda ? CUDA_IN_8 : SYS_IN_8);
-    if ((eight && to_8) || (high && !to_8))
+    if ((d.eight && to_8) || (d.deep && !to_8))
       g_ptr_array_add (lists, cuda ? CUDA_IN_HIGH : SYS_IN_HIGH);
+    else if (d.shallow && !to_8)
+      g_ptr_array_add (lists, cuda ? CUDA_IN_10 : SYS_IN_10);
   }
   if (lists->len == 0) {
     g_ptr_array_free (lists, TRUE);
@@ -251,12 +285,11 @@ gst_cuda_gray_transform_caps (GstBaseTransform * trans,
     GstCapsFeatures *features = gst_caps_get_features (caps, i);
     gboolean cuda = features && gst_caps_features_contains (features,
         GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-    gboolean eight, high;
+    Depths d = formats_depths (gst_caps_get_structure (caps, i));
 
-    formats_depths (gst_caps_get_structure (caps, i), &eight, &high);
     for (pass = 0; pass < 2; pass++) {
       gboolean to_cuda = pass == 0 ? cuda : !cuda;
-      gchar *formats = other_side_formats (direction, to_cuda, eight, high,
+      gchar *formats = other_side_formats (direction, to_cuda, d,
           output_depth);
       GstStructure *s;
 
@@ -290,19 +323,25 @@ gst_cuda_gray_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in,
   GstCudaGray *self = GST_CUDA_GRAY (base);
   const GstVideoFormatInfo *finfo = in->finfo;
   GstVideoFormat format = GST_VIDEO_INFO_FORMAT (in);
+  gint in_depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  gint out_depth = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0);
 
-  self->in_depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  /* caps transform_caps never pairs: 8-bit input has no 16-bit output,
+   * and P010 holds no more than 10 bits */
+  if ((in_depth <= 8 && out_depth > 8) || (in_depth > 10 && out_depth == 10)) {
+    GST_ERROR_OBJECT (self, "no %s output from %s input",
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)),
+        gst_video_format_to_string (format));
+    return FALSE;
+  }
+  self->in_depth = in_depth;
   self->in_shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
-  self->out_words = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0) > 8;
+  self->out_words = out_depth > 8;
   /* (their shifts in GstVideoFormatInfo are 0: the bits are placed in
    * kernels/gray) */
   self->rgb10a2 = format == GST_VIDEO_FORMAT_RGB10A2_LE ||
       format == GST_VIDEO_FORMAT_BGR10A2_LE;
   self->swap_rb = format == GST_VIDEO_FORMAT_BGR10A2_LE;
-  if (self->in_depth <= 8 && self->out_words) {
-    GST_ERROR_OBJECT (self, "8-bit input has no 16-bit output");
-    return FALSE;
-  }
   self->packed_rgb = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) && !self->rgb10a2;
   if (self->packed_rgb) {
     /* components 0, 1, 2 of packed RGB formats are R, G, B; their pixel
@@ -469,7 +508,7 @@ gst_cuda_gray_class_init (GstCudaGrayClass * klass)
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
   caps = gst_cuda_filters_base_make_caps ("{ " SYS_OUT_8 ", " SYS_OUT_HIGH
-      " }", "{ " CUDA_OUT_8 ", " CUDA_OUT_HIGH " }");
+      " }", "{ " CUDA_OUT_8 ", " CUDA_OUT_10 ", " CUDA_OUT_16 " }");
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

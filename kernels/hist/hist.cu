@@ -418,11 +418,11 @@ cf_hist_word_planes (const CfWordPlane * planes, int n_planes,
     uint32_t * counts, CfStream stream)
 {
   WordPlanes args;
-  int depth = n_planes > 0 ? planes[0].depth : 0;
 
   if (!planes || !counts || n_planes < 1 || n_planes > CF_HIST_MAX_PLANES
-      || depth < 9 || depth > 16)
+      || planes[0].depth < 9 || planes[0].depth > 16)
     return cudaErrorInvalidValue;
+  int depth = planes[0].depth;
   for (int p = 0; p < n_planes; p++) {
     const CfWordPlane & pl = planes[p];
     if (!pl.data || pl.width <= 0 || pl.height <= 0 || pl.depth != depth

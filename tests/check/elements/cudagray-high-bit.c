@@ -25,7 +25,7 @@ static const GstVideoFormat cuda_formats[] = {
   GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P016_LE,
   GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_Y444_16LE,
   GST_VIDEO_FORMAT_BGR10A2_LE, GST_VIDEO_FORMAT_RGB10A2_LE,
-#if GST_CHECK_VERSION(1, 24, 0)
+#ifdef HAVE_GST_CUDA_STREAM     /* gstreamer-cuda 1.24+ */
   GST_VIDEO_FORMAT_P012_LE, GST_VIDEO_FORMAT_I420_12LE,
   GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_Y444_12LE,
 #endif
@@ -205,8 +205,15 @@ GST_START_TEST (test_system_to_system)
 
 GST_END_TEST;
 
-/* cudaupload ! cudagray ! cudadownload: P010_10LE and P016_LE (and NV12
- * with output-depth=8) in CUDA memory, chroma neutral */
+static gboolean
+deeper_than_10 (GstVideoFormat format)
+{
+  return GST_VIDEO_FORMAT_INFO_DEPTH (gst_video_format_get_info (format),
+      0) > 10;
+}
+
+/* cudaupload ! cudagray ! cudadownload: P016_LE, P010_10LE from up to 10
+ * bits, and NV12 with output-depth=8, in CUDA memory, chroma neutral */
 GST_START_TEST (test_cuda_to_cuda)
 {
   static const struct
@@ -221,17 +228,51 @@ GST_START_TEST (test_cuda_to_cuda)
 
   for (o = 0; o < G_N_ELEMENTS (outs); o++)
     for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
-      gchar *launch = g_strdup_printf ("cudaupload ! "
+      gchar *launch;
+      GstHarness *h;
+
+      if (outs[o].out == GST_VIDEO_FORMAT_P010_10LE &&
+          deeper_than_10 (cuda_formats[f]))
+        continue;               /* test_p010_holds_10_bits */
+      launch = g_strdup_printf ("cudaupload ! "
           "video/x-raw(memory:CUDAMemory) ! cudagray output-depth=%s ! "
           "video/x-raw(memory:CUDAMemory), format=%s ! cudadownload",
           outs[o].depth, gst_video_format_to_string (outs[o].out));
-      GstHarness *h = gst_harness_new_parse (launch);
-
+      h = gst_harness_new_parse (launch);
       g_free (launch);
       gst_harness_set_sink_caps_str (h, "video/x-raw");
       check_all_sizes (h, cuda_formats[f], outs[o].out);
       gst_harness_teardown (h);
     }
+}
+
+GST_END_TEST;
+
+/* 12 and 16 bits do not go into P010: not negotiated, nothing pushed */
+GST_START_TEST (test_p010_holds_10_bits)
+{
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
+    GstHarness *h;
+    gchar *caps;
+
+    if (!deeper_than_10 (cuda_formats[f]))
+      continue;
+    h = gst_harness_new_parse ("cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! cudagray ! "
+        "video/x-raw(memory:CUDAMemory), format=P010_10LE ! cudadownload");
+    caps = g_strdup_printf ("video/x-raw, format=%s, width=16, height=8, "
+        "framerate=30/1", gst_video_format_to_string (cuda_formats[f]));
+    gst_harness_set_src_caps_str (h, caps);
+    g_free (caps);
+    gst_harness_set_sink_caps_str (h, "video/x-raw");
+    fail_if (gst_harness_push (h, cf_test_make_frame (cuda_formats[f], 16, 8,
+                0, FALSE, rand_)) == GST_FLOW_OK, "%s went into P010",
+        gst_video_format_to_string (cuda_formats[f]));
+    fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+    gst_harness_teardown (h);
+  }
 }
 
 GST_END_TEST;
@@ -279,6 +320,7 @@ GST_END_TEST;
 CF_TEST_SUITE (cudagray_high_bit_suite, "cudagray-high-bit",
     CF_TEST_CASE ("gpu", 0),
     CF_TEST (test_system_to_system), CF_TEST (test_cuda_to_cuda),
+    CF_TEST (test_p010_holds_10_bits),
     CF_TEST (test_output_depth_change_while_playing));
 
 CF_TEST_GPU_MAIN (cudagray_high_bit, cf_test_gpu_available);

@@ -110,29 +110,43 @@ answer_caps_query (GstPad * pad, GstObject * parent, GstQuery * query)
   return TRUE;
 }
 
-/* What @element's src pad offers when upstream offers @upstream */
+/* What @element (a gst_parse_launch() description: properties may
+ * follow the name) offers on one pad when the peer of the other offers
+ * @peer_caps: its src pad given upstream's (@downstream FALSE), or its
+ * sink pad given downstream's */
 static GstCaps *
-src_caps_of (const gchar * element, const gchar * upstream)
+caps_through (const gchar * element, const gchar * peer_caps,
+    gboolean downstream)
 {
-  GstElement *e = gst_element_factory_make (element, NULL);
-  GstPad *peer = gst_pad_new ("peer", GST_PAD_SRC);
+  GstElement *e = gst_parse_launch (element, NULL);
+  GstPad *peer = gst_pad_new ("peer", downstream ? GST_PAD_SINK : GST_PAD_SRC);
   GstPad *sink = gst_element_get_static_pad (e, "sink");
   GstPad *src = gst_element_get_static_pad (e, "src");
   GstCaps *caps;
 
-  peer->element_private = gst_caps_from_string (upstream);
+  peer->element_private = gst_caps_from_string (peer_caps);
   gst_pad_set_query_function (peer, answer_caps_query);
-  fail_unless_equals_int (gst_pad_link_full (peer, sink,
+  fail_unless_equals_int (downstream ? gst_pad_link_full (src, peer,
+          GST_PAD_LINK_CHECK_NOTHING) : gst_pad_link_full (peer, sink,
           GST_PAD_LINK_CHECK_NOTHING), GST_PAD_LINK_OK);
-  caps = gst_pad_query_caps (src, NULL);
+  caps = gst_pad_query_caps (downstream ? sink : src, NULL);
 
   gst_caps_unref (peer->element_private);
-  gst_pad_unlink (peer, sink);
+  if (downstream)
+    gst_pad_unlink (src, peer);
+  else
+    gst_pad_unlink (peer, sink);
   gst_object_unref (peer);
   gst_object_unref (sink);
   gst_object_unref (src);
   gst_object_unref (e);
   return caps;
+}
+
+static GstCaps *
+src_caps_of (const gchar * element, const gchar * upstream)
+{
+  return caps_through (element, upstream, FALSE);
 }
 
 static GstCaps *
@@ -154,6 +168,13 @@ assert_caps_equal (GstCaps * got, const gchar * want_str)
   gst_caps_unref (want);
   gst_caps_unref (got);
 }
+
+/* the 10-bit 4:4:4 format CUDA memory holds from 1.24 on */
+#ifdef HAVE_GST_CUDA_STREAM
+#define CUDA_10_BIT_Y444 "Y444_10LE, "
+#else
+#define CUDA_10_BIT_Y444 ""
+#endif
 
 GST_START_TEST (test_caps_transform)
 {
@@ -186,6 +207,42 @@ GST_START_TEST (test_caps_transform)
       "video/x-raw, format=GRAY8, width=8, height=8, framerate=30/1; "
       "video/x-raw(memory:CUDAMemory), format={NV12, I420}, width=8, "
       "height=8, framerate=30/1");
+  /* 10 bits in: GRAY16_LE, or P010/P016 on the GPU; 8 bits with
+   * output-depth=8 */
+  assert_caps_equal (src_caps_for ("video/x-raw, format=I420_10LE, width=8, "
+          "height=8, framerate=30/1"),
+      "video/x-raw, format=GRAY16_LE, width=8, height=8, framerate=30/1; "
+      "video/x-raw(memory:CUDAMemory), format={P010_10LE, P016_LE}, width=8, "
+      "height=8, framerate=30/1");
+  assert_caps_equal (src_caps_of ("cudagray output-depth=8",
+          "video/x-raw, format=I420_10LE, width=8, height=8, framerate=30/1"),
+      "video/x-raw, format=GRAY8, width=8, height=8, framerate=30/1; "
+      "video/x-raw(memory:CUDAMemory), format={NV12, I420}, width=8, "
+      "height=8, framerate=30/1");
+  /* 12 and 16 bits: P016 only (P010 holds 10) */
+  assert_caps_equal (src_caps_for ("video/x-raw(memory:CUDAMemory), "
+          "format=P016_LE, width=8, height=8, framerate=30/1"),
+      "video/x-raw(memory:CUDAMemory), format=P016_LE, width=8, height=8, "
+      "framerate=30/1; video/x-raw, format=GRAY16_LE, width=8, height=8, "
+      "framerate=30/1");
+  assert_caps_equal (src_caps_for ("video/x-raw, format=Y444_12LE, width=8, "
+          "height=8, framerate=30/1"),
+      "video/x-raw, format=GRAY16_LE, width=8, height=8, framerate=30/1; "
+      "video/x-raw(memory:CUDAMemory), format=P016_LE, width=8, height=8, "
+      "framerate=30/1");
+  /* upstream of P010 only 10-bit formats; of P016 any depth */
+  assert_caps_equal (caps_through ("cudagray",
+          "video/x-raw(memory:CUDAMemory), "
+          "format=P010_10LE, width=8, height=8, framerate=30/1", TRUE),
+      "video/x-raw(memory:CUDAMemory), format=P010_10LE, width=8, height=8, "
+      "framerate=30/1; video/x-raw(memory:CUDAMemory), format={P010_10LE, "
+      "I420_10LE, " CUDA_10_BIT_Y444 "BGR10A2_LE, RGB10A2_LE}, width=8, "
+      "height=8, framerate=30/1; video/x-raw, format={P010_10LE, I420_10LE, "
+      "Y444_10LE, BGR10A2_LE, RGB10A2_LE}, width=8, height=8, "
+      "framerate=30/1");
+  /* GRAY16 exists in system memory only */
+  assert_caps_equal (src_caps_for ("video/x-raw(memory:CUDAMemory), "
+          "format=GRAY16_LE, width=8, height=8, framerate=30/1"), "EMPTY");
 }
 
 GST_END_TEST;
