@@ -43,17 +43,24 @@ sample_grid (int width, int height)
   return dim3 ((width + 31) / 32, (height + 7) / 8);
 }
 
-/* Valid arguments of the high-bit sample kernels: @out_bytes a sample out. */
-bool
-words_args_ok (const void *src, size_t src_pitch, const void *dst,
+/* The high-bit sample kernels: @TO_8, a byte a sample out (depth 9 to
+ * 16), else a 16-bit word (depth 1 to 16). */
+template < bool TO_8 > CfError
+launch_words (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int depth, int shift,
-    int out_bytes, int min_depth)
+    CfStream stream)
 {
-  return src && dst && width > 0 && height > 0 && depth >= min_depth
-      && depth <= 16 && shift >= 0 && depth + shift <= 16
-      && src_pitch >= (size_t) width * 2
-      && dst_pitch >= (size_t) width * out_bytes
-      && (height + 7) / 8 <= 65535;
+  if (!src || !dst || width <= 0 || height <= 0 || depth < (TO_8 ? 9 : 1)
+      || depth > 16 || shift < 0 || depth + shift > 16
+      || src_pitch < (size_t) width * 2
+      || dst_pitch < (size_t) width * (TO_8 ? 1 : 2)
+      || (height + 7) / 8 > 65535)
+    return cudaErrorInvalidValue;
+  cf_forget_earlier_errors ();
+  words_kernel < TO_8 > <<<sample_grid (width, height), dim3 (32, 8), 0,
+      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
+      (uint8_t *) dst, dst_pitch, width, height, depth, shift);
+  return cudaGetLastError ();
 }
 
 }                               /* namespace */
@@ -63,14 +70,8 @@ cf_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int depth, int shift,
     CfStream stream)
 {
-  if (!words_args_ok (src, src_pitch, dst, dst_pitch, width, height, depth,
-          shift, 2, 1))
-    return cudaErrorInvalidValue;
-  cf_forget_earlier_errors ();
-  words_kernel < false > <<<sample_grid (width, height), dim3 (32, 8), 0,
-      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
-      (uint8_t *) dst, dst_pitch, width, height, depth, shift);
-  return cudaGetLastError ();
+  return launch_words < false > (src, src_pitch, dst, dst_pitch, width,
+      height, depth, shift, stream);
 }
 
 extern "C" CfError
@@ -78,14 +79,8 @@ cf_plane_to_8 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int depth, int shift,
     CfStream stream)
 {
-  if (!words_args_ok (src, src_pitch, dst, dst_pitch, width, height, depth,
-          shift, 1, 9))
-    return cudaErrorInvalidValue;
-  cf_forget_earlier_errors ();
-  words_kernel < true > <<<sample_grid (width, height), dim3 (32, 8), 0,
-      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
-      (uint8_t *) dst, dst_pitch, width, height, depth, shift);
-  return cudaGetLastError ();
+  return launch_words < true > (src, src_pitch, dst, dst_pitch, width,
+      height, depth, shift, stream);
 }
 
 namespace {
