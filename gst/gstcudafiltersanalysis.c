@@ -77,10 +77,10 @@ enum
 /* GRAY8, xRGB and xBGR are system memory only: GStreamer's CUDA allocator
  * (1.22 to 1.28) has no layout for them. */
 #define CUDA_FORMATS \
-  "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, I420, NV12, Y444 }"
+  "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, I420, NV12, Y444"
 #define SYS_FORMATS \
-  "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, GRAY8, " \
-  "I420, NV12, Y444 }"
+  "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, GRAY8, " \
+  "I420, NV12, Y444"
 
 #define gst_cuda_filters_analysis_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaFiltersAnalysis,
@@ -98,7 +98,7 @@ gst_cuda_filters_analysis_get_private (GstCudaFiltersAnalysis * self)
 /* ---- the region and its channels -------------------------------------- */
 
 /* The region of interest of @frame and each plane's part of it, with the
- * channel of each byte of a pixel. */
+ * channel of each byte (or, above 8 bits, 16-bit word) of a pixel. */
 static void
 region_of_frame (GstCudaFiltersAnalysis * self,
     const GstCudaFiltersFrame * frame, GstCudaFiltersRegion * r)
@@ -127,9 +127,11 @@ region_of_frame (GstCudaFiltersAnalysis * self,
   r->n_channels = MIN (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo),
       CF_HIST_MAX_CHANNELS);
   r->n_planes = GST_VIDEO_FORMAT_INFO_N_PLANES (finfo);
+  r->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
   for (p = 0; p < r->n_planes; p++) {
-    CfSamplePlane *pl = &r->planes[p];
-    memset (pl->channel, 0xff, sizeof (pl->channel));   /* -1: not counted */
+    /* -1: not counted */
+    memset (r->planes[p].channel, 0xff, sizeof (r->planes[p].channel));
+    memset (r->words[p].channel, 0xff, sizeof (r->words[p].channel));
   }
   for (c = 0; c < r->n_channels; c++) {
     guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
@@ -149,6 +151,19 @@ region_of_frame (GstCudaFiltersAnalysis * self,
     pl->pitch = frame->stride[plane];
     pl->data = frame->data[plane] + (gsize) y0 *pl->pitch +
         (gsize) x0 *pl->bytes_per_pixel;
+    if (r->depth > 8) {
+      CfWordPlane *wp = &r->words[plane];
+
+      wp->data = pl->data;
+      wp->pitch = pl->pitch;
+      wp->width = pl->width;
+      wp->height = pl->height;
+      wp->words_per_pixel = pl->bytes_per_pixel / 2;
+      /* (GStreamer 1.22's table puts P01x's V at byte 1, not 2) */
+      wp->channel[(GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c) + 1) / 2] = (int) c;
+      wp->depth = (int) r->depth;
+      wp->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
+    }
   }
 }
 
@@ -639,15 +654,22 @@ gst_cuda_filters_analysis_init (GstCudaFiltersAnalysis * self)
 /**
  * gst_cuda_filters_analysis_class_add_pad_templates:
  *
- * The formats every analysis element takes, in system and CUDA memory, on
+ * @words: whether the element also takes the formats of 10 to 16 bits in
+ *   16-bit words (#GstCudaFiltersRegion's @words)
+ *
+ * The formats the analysis element takes, in system and CUDA memory, on
  * both pads.
  */
 void
 gst_cuda_filters_analysis_class_add_pad_templates (GstCudaFiltersAnalysisClass
-    * klass)
+    * klass, gboolean words)
 {
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCaps *caps = gst_cuda_filters_base_make_caps (SYS_FORMATS, CUDA_FORMATS);
+  GstCaps *caps = words ?
+      gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS ", "
+      CF_SYS_FORMATS_WORDS " }", "{ " CUDA_FORMATS ", " CF_CUDA_FORMATS_WORDS
+      " }") : gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS " }",
+      "{ " CUDA_FORMATS " }");
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));

@@ -27,6 +27,10 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersAnalysis, gst_cuda_filters_analysis,
  * @planes: each plane's part of the region, in device memory, with the
  *   channel of each byte of a pixel
  * @pixels: pixels in the region
+ * @depth: bits of each sample: 8, or 9 to 16 for the formats of 16-bit
+ *   words (#CF_SYS_FORMATS_WORDS), whose planes are in @words instead of
+ *   @planes
+ * @words: each plane's part of the region, for @depth above 8
  *
  * What an analysis reads of one frame.
  */
@@ -38,6 +42,8 @@ typedef struct
   guint n_planes;
   CfSamplePlane planes[CF_HIST_MAX_PLANES];
   guint64 pixels;
+  guint depth;
+  CfWordPlane words[CF_HIST_MAX_PLANES];
 } GstCudaFiltersRegion;
 
 /**
@@ -159,7 +165,7 @@ guint gst_cuda_filters_percentile (const guint64 * counts, guint n_values,
     guint64 n, guint p);
 
 void gst_cuda_filters_analysis_class_add_pad_templates
-    (GstCudaFiltersAnalysisClass * klass);
+    (GstCudaFiltersAnalysisClass * klass, gboolean words);
 
 void gst_cuda_filters_analysis_class_set_names (GstCudaFiltersAnalysisClass *
     klass, const gchar * message_name, const gchar * meta_name);

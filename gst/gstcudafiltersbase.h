@@ -94,6 +94,23 @@ GstCudaContext *gst_cuda_filters_base_get_context (GstCudaFiltersBase * self);
 void gst_cuda_filters_base_class_set_analysis (GstCudaFiltersBaseClass *
     klass);
 
+/* The formats of 10 to 16 bits (docs/design/high-bit-depth.md, "Formats"):
+ * samples in 16-bit words (YUV and grey), and the packed 10-bit RGB.  In
+ * CUDA memory only what the allocator of the GStreamer built against has
+ * a layout for (1.22's aborts on any other); GRAY16_LE in system memory
+ * only. */
+#ifdef HAVE_GST_CUDA_STREAM
+#define CF_CUDA_FORMATS_WORDS \
+  "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, Y444_10LE, " \
+  "Y444_12LE, Y444_16LE"
+#else
+#define CF_CUDA_FORMATS_WORDS "P010_10LE, P016_LE, I420_10LE, Y444_16LE"
+#endif
+#define CF_SYS_FORMATS_WORDS \
+  "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, Y444_10LE, " \
+  "Y444_12LE, Y444_16LE, GRAY16_LE"
+#define CF_FORMATS_RGB10A2 "BGR10A2_LE, RGB10A2_LE"
+
 GstCaps *gst_cuda_filters_base_make_caps (const gchar * sys_formats,
     const gchar * cuda_formats);
 

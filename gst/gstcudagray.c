@@ -90,20 +90,9 @@ enum
 #define CUDA_OUT_8 "NV12, I420"
 #define SYS_OUT_8 "GRAY8"
 
-/* 10 to 16 bits (docs/design/high-bit-depth.md, "Formats"): in CUDA memory
- * only what the allocator of the GStreamer built against has a layout for
- * (1.22's aborts on any other); GRAY16_LE in system memory only. */
-#ifdef HAVE_GST_CUDA_STREAM
-#define CUDA_IN_HIGH \
-  "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, Y444_10LE, " \
-  "Y444_12LE, Y444_16LE, BGR10A2_LE, RGB10A2_LE"
-#else
-#define CUDA_IN_HIGH \
-  "P010_10LE, P016_LE, I420_10LE, Y444_16LE, BGR10A2_LE, RGB10A2_LE"
-#endif
-#define SYS_IN_HIGH \
-  "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, Y444_10LE, " \
-  "Y444_12LE, Y444_16LE, GRAY16_LE, BGR10A2_LE, RGB10A2_LE"
+/* 10 to 16 bits (gstcudafiltersbase.h) */
+#define CUDA_IN_HIGH CF_CUDA_FORMATS_WORDS ", " CF_FORMATS_RGB10A2
+#define SYS_IN_HIGH CF_SYS_FORMATS_WORDS ", " CF_FORMATS_RGB10A2
 /* up to 10 bits: the formats whose samples fit P010; deeper: P016 only */
 #ifdef HAVE_GST_CUDA_STREAM
 #define CUDA_IN_10 "P010_10LE, I420_10LE, Y444_10LE, BGR10A2_LE, RGB10A2_LE"

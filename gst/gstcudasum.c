@@ -572,7 +572,7 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
 
   cf_detect_install_properties (gobject_class, PROP_DETECT_FIRST);
 
-  gst_cuda_filters_analysis_class_add_pad_templates (analysis_class);
+  gst_cuda_filters_analysis_class_add_pad_templates (analysis_class, FALSE);
   gst_element_class_set_static_metadata (element_class,
       "CUDA statistics", "Filter/Analyzer/Video/Hardware",
       "Posts per-channel statistics, luma profiles, black borders, black "

@@ -243,12 +243,12 @@ void cf_hist_sums_counts (const void *sums, uint32_t * counts);
 void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
     uint32_t * counts);
 
-/* High bit depth (#48, docs/design/high-bit-depth.md; not yet used by the
- * elements).  A plane of 16-bit little-endian words: width x height
- * pixels of words_per_pixel (1, or 2 for interleaved chroma: P010's UV)
- * words, each holding a sample v of `depth` bits (9 to 16) at bit
- * `shift`: v = (word >> shift) & (2^depth - 1).  channel[i] is the channel
- * (0 to CF_HIST_WORD_CHANNELS - 1) of word i of a pixel, or -1. */
+/* High bit depth (#48, docs/design/high-bit-depth.md).  A plane of 16-bit
+ * little-endian words: width x height pixels of words_per_pixel (1, or 2
+ * for interleaved chroma: P010's UV) words, each holding a sample v of
+ * `depth` bits (9 to 16) at bit `shift`: v = (word >> shift) & (2^depth -
+ * 1).  channel[i] is the channel (0 to CF_HIST_WORD_CHANNELS - 1) of word
+ * i of a pixel, or -1. */
 #define CF_HIST_MAX_LEVELS 4096
 #define CF_HIST_WORD_CHANNELS 3
 typedef struct
@@ -267,13 +267,22 @@ typedef struct
  * is v >> max(d - 12, 0). */
 #define CF_HIST_LEVELS(depth) (1 << ((depth) < 12 ? (depth) : 12))
 
-/* counts[c * CF_HIST_MAX_LEVELS + level] = the samples of channel c at
- * that level, over all planes (all CF_HIST_WORD_CHANNELS *
- * CF_HIST_MAX_LEVELS device words written; levels past the depth's are
- * 0).  At most CF_HIST_MAX_PLANES planes, all of one depth; each count
- * must stay below 2^32. */
+/* The counts of planes of depth d: counts[c * CF_HIST_LEVELS (d) + level]
+ * = the samples of channel c at that level, over all planes,
+ * CF_HIST_WORD_CHANNELS * CF_HIST_LEVELS (d) 32-bit words in all
+ * (cf_hist_word_sums_bytes (d) bytes; 0 for a depth outside 9-16).
+ *
+ * cf_hist_word_planes() writes them all into `counts` (device memory).
+ * cf_hist_word_planes_add() adds them into `sums` (device memory holding
+ * zeros) and zeroes `zero_next` (NULL, or another such buffer that does
+ * not overlap it, for the next frame: as cf_hist_planes_add()); both are
+ * 4-byte aligned.  At most CF_HIST_MAX_PLANES planes, all of one depth;
+ * each count must stay below 2^32. */
+size_t cf_hist_word_sums_bytes (int depth);
 CfError cf_hist_word_planes (const CfWordPlane * planes, int n_planes,
     uint32_t * counts, CfStream stream);
+CfError cf_hist_word_planes_add (const CfWordPlane * planes, int n_planes,
+    void *sums, void *zero_next, CfStream stream);
 void cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
     uint32_t * counts);
 

@@ -11,7 +11,9 @@ double g_bandwidth;
 std::mt19937_64 g_rng;
 
 const Format kRGBA = { "RGBA", 4, false }, kRGB = { "RGB", 3, false },
-    kNV12 = { "NV12", 1, true }, kGRAY8 = { "GRAY8", 1, false };
+    kNV12 = { "NV12", 1, true }, kGRAY8 = { "GRAY8", 1, false },
+    /* NV12's layout in 16-bit words, each holding 10 bits at the top */
+    kP010 = { "P010", 2, true };
 
 const Size kSizes[4] = {
   {"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160},

@@ -123,7 +123,7 @@ struct Format
   bool nv12;
 };
 
-extern const Format kRGBA, kRGB, kNV12, kGRAY8;
+extern const Format kRGBA, kRGB, kNV12, kGRAY8, kP010;
 
 static inline int
 rows_of (const Format & fmt, int h)

@@ -190,8 +190,58 @@ bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
   return row;
 }
 
+/* The high-bit histogram (#48): cf_hist_word_planes_add as cudahist runs
+ * it on P010 (10 bits at the top of 16-bit words, 1024 levels), taking
+ * turns between 3 sums buffers as the 8-bit rows do. */
+static Row
+bench_hist_p010 (int w, int h, bool solid)
+{
+  const Format & fmt = kP010;
+  size_t bytes = frame_bytes (fmt, w, h);
+  Row row = make_row ("hist", "ours", fmt, w, h, solid, (double) bytes);
+  std::string what = describe (row);
+  Frames in (rotation_count (bytes), fmt, w, h);
+  in.fill (solid);
+
+  auto planes =[&](const uint8_t * frame, CfWordPlane * p) {
+    p[0] = CfWordPlane { frame, in.pitch, w, h, 1, {0, -1}, 10, 6 };
+    p[1] = CfWordPlane { frame + in.pitch * h, in.pitch, (w + 1) / 2,
+        (h + 1) / 2, 2, {1, 2}, 10, 6 };
+  };
+  const int nc = (int) (cf_hist_word_sums_bytes (10) / sizeof (uint32_t));
+  std::vector < uint32_t > want (nc);
+  CfWordPlane hp[2];
+  planes (in.host.data (), hp);
+  auto reference =[&] {
+    cf_ref_hist_word_planes (hp, 2, want.data ());
+  };
+  row.cpu_us = cpu_median_us (seconds_of (reference), reference);
+
+  const size_t sums_bytes = cf_hist_word_sums_bytes (10);
+  DeviceArray < uint8_t > sums (3 * sums_bytes);
+  int add_launches = 0;
+  Launch launch =[&](int i) {
+    CfWordPlane p[2];
+    planes (in[i], p);
+    const int n = add_launches++;
+    return cf_hist_word_planes_add (p, 2, sums.ptr + (n % 3) * sums_bytes,
+        sums.ptr + ((n + 1) % 3) * sums_bytes, nullptr);
+  };
+  sums.poison ();
+  CHECK (cudaMemset (sums.ptr, 0, sums_bytes));
+  CHECK (launch (0));
+  CHECK (launch (1));
+  std::vector < uint8_t > host = sums.download ();
+  for (int k = 0; k < 2; k++)
+    check_values_equal (what.c_str (), k ? "second launch's counts" :
+        "counts", (const uint32_t *) (host.data () + k * sums_bytes),
+        want.data (), nc);
+  time_row (row, launch, false);
+  return row;
+}
+
 /* Ours (both ways), CUB and RGB beside them in RGBA and NV12 at every size
- * on random and solid frames; then the seeds at 4K RGBA. */
+ * on random and solid frames; then the seeds at 4K RGBA; then P010. */
 void
 add_hist_cases (Cases & cases)
 {
@@ -216,5 +266,10 @@ add_hist_cases (Cases & cases)
               "global" : "shared") + " atomics 4K" + (solid ? " solid" : ""),
           [=] {
             return bench_hist (k4K.w, k4K.h, kRGBA, solid, impl);
+          });
+  for (auto & s:kSizes)
+    for (bool solid:kContents)
+      add_case (cases, case_name ("hist", kP010, s, "", solid),[=] {
+            return bench_hist_p010 (s.w, s.h, solid);
           });
 }

@@ -32,10 +32,12 @@ void
 cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
     uint32_t * counts)
 {
-  int p, x, y, w;
+  int p, x, y, w, levels;
 
-  memset (counts, 0, sizeof (uint32_t) * CF_HIST_WORD_CHANNELS *
-      CF_HIST_MAX_LEVELS);
+  if (n_planes < 1)
+    return;
+  levels = CF_HIST_LEVELS (planes[0].depth);
+  memset (counts, 0, sizeof (uint32_t) * CF_HIST_WORD_CHANNELS * levels);
   for (p = 0; p < n_planes; p++) {
     const CfWordPlane *pl = &planes[p];
     int level_shift = pl->depth > 12 ? pl->depth - 12 : 0;
@@ -50,7 +52,7 @@ cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
           uint32_t v = ((s[0] | (uint32_t) s[1] << 8) >> pl->shift) & mask;
 
           if (pl->channel[w] >= 0)
-            counts[pl->channel[w] * CF_HIST_MAX_LEVELS + (v >> level_shift)]++;
+            counts[pl->channel[w] * levels + (v >> level_shift)]++;
         }
       }
     }

@@ -413,16 +413,30 @@ cf_hist_sums_counts (const void *sums, uint32_t * counts)
   }
 }
 
+extern "C" size_t
+cf_hist_word_sums_bytes (int depth)
+{
+  if (depth < 9 || depth > 16)
+    return 0;
+  return sizeof (uint32_t) * CF_HIST_WORD_CHANNELS * CF_HIST_LEVELS (depth);
+}
+
 extern "C" CfError
-cf_hist_word_planes (const CfWordPlane * planes, int n_planes,
-    uint32_t * counts, CfStream stream)
+cf_hist_word_planes_add (const CfWordPlane * planes, int n_planes,
+    void *sums, void *zero_next, CfStream stream)
 {
   WordPlanes args;
 
-  if (!planes || !counts || n_planes < 1 || n_planes > CF_HIST_MAX_PLANES
-      || planes[0].depth < 9 || planes[0].depth > 16)
+  if (!planes || !sums || n_planes < 1 || n_planes > CF_HIST_MAX_PLANES
+      || planes[0].depth < 9 || planes[0].depth > 16
+      || ((uintptr_t) sums & 3) || ((uintptr_t) zero_next & 3))
     return cudaErrorInvalidValue;
-  int depth = planes[0].depth;
+  const int depth = planes[0].depth;
+  const size_t bytes = cf_hist_word_sums_bytes (depth);
+  if (zero_next && (char *) zero_next < (char *) sums + bytes
+      && (char *) sums < (char *) zero_next + bytes)
+    return cudaErrorInvalidValue;
+  int max_height = 0, max_wpp = 1;
   for (int p = 0; p < n_planes; p++) {
     const CfWordPlane & pl = planes[p];
     if (!pl.data || pl.width <= 0 || pl.height <= 0 || pl.depth != depth
@@ -435,20 +449,44 @@ cf_hist_word_planes (const CfWordPlane * planes, int n_planes,
       if (pl.channel[w] < -1 || pl.channel[w] >= CF_HIST_WORD_CHANNELS)
         return cudaErrorInvalidValue;
     args.plane[p] = pl;
+    max_height = pl.height > max_height ? pl.height : max_height;
+    max_wpp = pl.words_per_pixel > max_wpp ? pl.words_per_pixel : max_wpp;
   }
   cf_forget_earlier_errors ();
-  cudaError_t err = cudaMemsetAsync (counts, 0, sizeof (uint32_t) *
-      CF_HIST_WORD_CHANNELS * CF_HIST_MAX_LEVELS, (cudaStream_t) stream);
+  const int levels = CF_HIST_LEVELS (depth);
+  const size_t smem = sizeof (uint32_t) * max_wpp * levels;
+  const cf::DeviceInfo * dev;
+  int resident;
+  cudaError_t err = cf::current_device_info (&dev);
+  if (err == cudaSuccess)
+    err = cf::resident_blocks_per_sm ((const void *) words_hist_kernel,
+        kWordsBlockThreads, smem, &resident);
   if (err != cudaSuccess)
     return err;
-  int levels = CF_HIST_LEVELS (depth);
-  int max_height = 0;
-  for (int p = 0; p < n_planes; p++)
-    max_height = planes[p].height > max_height ? planes[p].height : max_height;
-  /* a block a few rows; enough blocks to fill the GPU, no more than rows */
-  int blocks = max_height < 1024 ? max_height : 1024;
-  words_hist_kernel <<< dim3 (blocks, n_planes), 256,
-      CF_HIST_WORD_CHANNELS * levels * sizeof (uint32_t),
-      (cudaStream_t) stream >>> (args, levels, counts);
+  /* the blocks the GPU holds at once, shared by the planes; a block
+   * counts a few rows, enough of them that its counters' set-up and
+   * adding out cost little beside them */
+  int blocks = dev->sm_count * (resident > 0 ? resident : 1) / n_planes;
+  blocks = blocks < max_height ? blocks : max_height;
+  blocks = blocks > 0 ? blocks : 1;
+  words_hist_kernel <<< dim3 (blocks, n_planes), kWordsBlockThreads, smem,
+      (cudaStream_t) stream >>> (args, levels, (uint32_t *) sums,
+      (uint32_t *) zero_next);
   return cudaGetLastError ();
+}
+
+extern "C" CfError
+cf_hist_word_planes (const CfWordPlane * planes, int n_planes,
+    uint32_t * counts, CfStream stream)
+{
+  if (!planes || !counts || n_planes < 1)
+    return cudaErrorInvalidValue;
+  const size_t bytes = cf_hist_word_sums_bytes (planes[0].depth);
+  if (!bytes)
+    return cudaErrorInvalidValue;
+  cf_forget_earlier_errors ();
+  cudaError_t err = cudaMemsetAsync (counts, 0, bytes, (cudaStream_t) stream);
+  if (err != cudaSuccess)
+    return err;
+  return cf_hist_word_planes_add (planes, n_planes, counts, nullptr, stream);
 }

@@ -14,6 +14,26 @@ const CfHbdClip cf_hbd_clips[CF_HBD_N_CLIPS] = {
   {"y444-12-162x145", GST_VIDEO_FORMAT_Y444_12LE, 162, 145, 6, 0x48a04},
 };
 
+const GstVideoFormat cf_hbd_word_formats[CF_HBD_N_WORD_FORMATS] = {
+  GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P012_LE,
+  GST_VIDEO_FORMAT_P016_LE, GST_VIDEO_FORMAT_I420_10LE,
+  GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y444_10LE,
+  GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE,
+  GST_VIDEO_FORMAT_GRAY16_LE,
+};
+
+const GstVideoFormat cf_hbd_cuda_word_formats[] = {
+  GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P016_LE,
+  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_Y444_16LE,
+#ifdef HAVE_GST_CUDA_STREAM     /* gstreamer-cuda 1.24+ */
+  GST_VIDEO_FORMAT_P012_LE, GST_VIDEO_FORMAT_I420_12LE,
+  GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_Y444_12LE,
+#endif
+};
+
+const guint cf_hbd_n_cuda_word_formats =
+G_N_ELEMENTS (cf_hbd_cuda_word_formats);
+
 static guint8 *
 sample_at (const GstVideoFrame * frame, guint comp, gint x, gint y)
 {

@@ -29,6 +29,14 @@ typedef struct
   guint32 seed;
 } CfHbdClip;
 
+/* The formats of 16-bit words per sample the elements take in system
+ * memory, and those of them GStreamer's CUDA allocator has a layout for
+ * (the elements' caps: fewer on 1.22). */
+#define CF_HBD_N_WORD_FORMATS 9
+extern const GstVideoFormat cf_hbd_word_formats[CF_HBD_N_WORD_FORMATS];
+extern const GstVideoFormat cf_hbd_cuda_word_formats[];
+extern const guint cf_hbd_n_cuda_word_formats;
+
 /* The clips tests/clips/make-hbd-clips.c encodes. */
 #define CF_HBD_N_CLIPS 4
 extern const CfHbdClip cf_hbd_clips[CF_HBD_N_CLIPS];

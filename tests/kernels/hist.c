@@ -370,17 +370,20 @@ typedef struct
 
 /* Planes of @specs for a @w x @h frame at @depth and @shift, random words
  * (stray bits outside the samples included) or one solid word a channel,
- * counted on the GPU (twice, over poisoned counts) and on the CPU. */
+ * counted on the CPU and on the GPU three times: by cf_hist_word_planes()
+ * over poisoned counts, twice, and by cf_hist_word_planes_add() into
+ * zeroed sums, which also zeroes a poisoned next buffer. */
 static void
 check_word_planes (const WordPlaneSpec * specs, gint n, gint depth,
     gint shift, gint w, gint h, PitchMode mode, gboolean solid,
     const gchar * name)
 {
-  const gsize n_counts = CF_HIST_WORD_CHANNELS * CF_HIST_MAX_LEVELS;
+  const gsize n_counts = cf_hist_word_sums_bytes (depth) / 4;
+  const gint levels = CF_HIST_LEVELS (depth);
   guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
   CfWordPlane host[CF_HIST_MAX_PLANES], dev[CF_HIST_MAX_PLANES];
   guint8 *hbuf[CF_HIST_MAX_PLANES], *dbuf[CF_HIST_MAX_PLANES];
-  guint32 *d_counts;
+  guint32 *d_counts, *d_next;
   gchar *what = g_strdup_printf ("%s depth %d shift %d %dx%d pitch mode %d%s",
       name, depth, shift, w, h, mode, solid ? " solid" : "");
   gint p, run;
@@ -419,19 +422,32 @@ check_word_planes (const WordPlaneSpec * specs, gint n, gint depth,
   }
   cf_ref_hist_word_planes (host, n, want);
   CUDA_OK (cudaMalloc ((void **) &d_counts, n_counts * 4));
-  for (run = 0; run < 2; run++) {
+  CUDA_OK (cudaMalloc ((void **) &d_next, n_counts * 4));
+  for (run = 0; run < 3; run++) {
     CfError err;
 
-    CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
-    err = cf_hist_word_planes (dev, n, d_counts, NULL);
+    if (run < 2) {
+      CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
+      err = cf_hist_word_planes (dev, n, d_counts, NULL);
+    } else {
+      CUDA_OK (cudaMemset (d_counts, 0, n_counts * 4));
+      CUDA_OK (cudaMemset (d_next, POISON, n_counts * 4));
+      err = cf_hist_word_planes_add (dev, n, d_counts, d_next, NULL);
+    }
     fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
     CUDA_OK (cudaDeviceSynchronize ());
     CUDA_OK (cudaMemcpy (got, d_counts, n_counts * 4, cudaMemcpyDeviceToHost));
     for (i = 0; i < n_counts; i++)
       fail_unless (got[i] == want[i], "%s, run %d: channel %d level %d: GPU "
-          "counts %u, CPU %u", what, run, (gint) (i / CF_HIST_MAX_LEVELS),
-          (gint) (i % CF_HIST_MAX_LEVELS), got[i], want[i]);
+          "counts %u, CPU %u", what, run, (gint) (i / levels),
+          (gint) (i % levels), got[i], want[i]);
   }
+  /* the next frame's sums were zeroed */
+  CUDA_OK (cudaMemcpy (got, d_next, n_counts * 4, cudaMemcpyDeviceToHost));
+  for (i = 0; i < n_counts; i++)
+    fail_unless (got[i] == 0, "%s: the next sums' word %d is %u, not 0",
+        what, (gint) i, got[i]);
+  CUDA_OK (cudaFree (d_next));
   CUDA_OK (cudaFree (d_counts));
   for (p = 0; p < n; p++) {
     CUDA_OK (cudaFree (dbuf[p]));
@@ -488,10 +504,21 @@ GST_START_TEST (test_hist_words_invalid_arguments)
   CfWordPlane pl = { NULL, 64, 4, 4, 1, {0, -1}, 10, 6 };
 
   CUDA_OK (cudaMalloc ((void **) &d, 4096));
-  CUDA_OK (cudaMalloc ((void **) &counts, CF_HIST_WORD_CHANNELS *
-          CF_HIST_MAX_LEVELS * 4));
+  CUDA_OK (cudaMalloc ((void **) &counts, 2 * cf_hist_word_sums_bytes (16)));
   pl.data = d;
+  fail_unless (cf_hist_word_sums_bytes (10) == 3 * 1024 * 4);
+  fail_unless (cf_hist_word_sums_bytes (16) == 3 * 4096 * 4);
+  fail_unless (cf_hist_word_sums_bytes (8) == 0);
+  fail_unless (cf_hist_word_sums_bytes (17) == 0);
   fail_unless (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
+  fail_unless (cf_hist_word_planes_add (&pl, 1, counts,
+          (guint8 *) counts + cf_hist_word_sums_bytes (10), NULL) == 0);
+  /* a next buffer overlapping the sums, or not 4-byte aligned */
+  fail_if (cf_hist_word_planes_add (&pl, 1, counts, (guint8 *) counts + 4,
+          NULL) == 0);
+  fail_if (cf_hist_word_planes_add (&pl, 1, (guint8 *) counts + 2, NULL,
+          NULL) == 0);
+  fail_if (cf_hist_word_planes_add (&pl, 1, NULL, NULL, NULL) == 0);
   fail_if (cf_hist_word_planes (&pl, 0, counts, NULL) == 0);
   fail_if (cf_hist_word_planes (&pl, 1, NULL, NULL) == 0);
   pl.depth = 8;

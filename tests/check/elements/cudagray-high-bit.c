@@ -11,25 +11,21 @@
 #include "cf-hbd.h"
 #include "cf-test-util.h"
 
-static const GstVideoFormat sys_formats[] = {
-  GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P012_LE,
-  GST_VIDEO_FORMAT_P016_LE, GST_VIDEO_FORMAT_I420_10LE,
-  GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y444_10LE,
-  GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE,
-  GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_BGR10A2_LE,
-  GST_VIDEO_FORMAT_RGB10A2_LE,
+static const GstVideoFormat rgb10a2_formats[] = {
+  GST_VIDEO_FORMAT_BGR10A2_LE, GST_VIDEO_FORMAT_RGB10A2_LE,
 };
 
-/* what GStreamer's CUDA allocator has a layout for (the element's caps) */
-static const GstVideoFormat cuda_formats[] = {
-  GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P016_LE,
-  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_Y444_16LE,
-  GST_VIDEO_FORMAT_BGR10A2_LE, GST_VIDEO_FORMAT_RGB10A2_LE,
-#ifdef HAVE_GST_CUDA_STREAM     /* gstreamer-cuda 1.24+ */
-  GST_VIDEO_FORMAT_P012_LE, GST_VIDEO_FORMAT_I420_12LE,
-  GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_Y444_12LE,
-#endif
-};
+/* the element's formats in CUDA memory: those of words GStreamer's CUDA
+ * allocator holds, and the packed 10-bit RGB */
+#define N_CUDA_FORMATS \
+  (cf_hbd_n_cuda_word_formats + G_N_ELEMENTS (rgb10a2_formats))
+
+static GstVideoFormat
+cuda_format (guint i)
+{
+  return i < cf_hbd_n_cuda_word_formats ? cf_hbd_cuda_word_formats[i] :
+      rgb10a2_formats[i - cf_hbd_n_cuda_word_formats];
+}
 
 static const struct
 {
@@ -192,13 +188,14 @@ GST_START_TEST (test_system_to_system)
   guint f, to_8;
 
   for (to_8 = 0; to_8 < 2; to_8++)
-    for (f = 0; f < G_N_ELEMENTS (sys_formats); f++) {
+    for (f = 0; f < CF_HBD_N_WORD_FORMATS + G_N_ELEMENTS (rgb10a2_formats); f++) {
       GstHarness *h = gst_harness_new_parse (to_8 ?
           "cudagray output-depth=8" : "cudagray");
 
       gst_harness_set_sink_caps_str (h, "video/x-raw");
-      check_all_sizes (h, sys_formats[f], to_8 ? GST_VIDEO_FORMAT_GRAY8 :
-          GST_VIDEO_FORMAT_GRAY16_LE);
+      check_all_sizes (h, f < CF_HBD_N_WORD_FORMATS ? cf_hbd_word_formats[f] :
+          rgb10a2_formats[f - CF_HBD_N_WORD_FORMATS], to_8 ?
+          GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_GRAY16_LE);
       gst_harness_teardown (h);
     }
 }
@@ -227,12 +224,12 @@ GST_START_TEST (test_cuda_to_cuda)
   guint f, o;
 
   for (o = 0; o < G_N_ELEMENTS (outs); o++)
-    for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
+    for (f = 0; f < N_CUDA_FORMATS; f++) {
       gchar *launch;
       GstHarness *h;
 
       if (outs[o].out == GST_VIDEO_FORMAT_P010_10LE &&
-          deeper_than_10 (cuda_formats[f]))
+          deeper_than_10 (cuda_format (f)))
         continue;               /* test_p010_holds_10_bits */
       launch = g_strdup_printf ("cudaupload ! "
           "video/x-raw(memory:CUDAMemory) ! cudagray output-depth=%s ! "
@@ -241,7 +238,7 @@ GST_START_TEST (test_cuda_to_cuda)
       h = gst_harness_new_parse (launch);
       g_free (launch);
       gst_harness_set_sink_caps_str (h, "video/x-raw");
-      check_all_sizes (h, cuda_formats[f], outs[o].out);
+      check_all_sizes (h, cuda_format (f), outs[o].out);
       gst_harness_teardown (h);
     }
 }
@@ -253,23 +250,23 @@ GST_START_TEST (test_p010_holds_10_bits)
 {
   guint f;
 
-  for (f = 0; f < G_N_ELEMENTS (cuda_formats); f++) {
+  for (f = 0; f < N_CUDA_FORMATS; f++) {
     GstHarness *h;
     gchar *caps;
 
-    if (!deeper_than_10 (cuda_formats[f]))
+    if (!deeper_than_10 (cuda_format (f)))
       continue;
     h = gst_harness_new_parse ("cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! cudagray ! "
         "video/x-raw(memory:CUDAMemory), format=P010_10LE ! cudadownload");
     caps = g_strdup_printf ("video/x-raw, format=%s, width=16, height=8, "
-        "framerate=30/1", gst_video_format_to_string (cuda_formats[f]));
+        "framerate=30/1", gst_video_format_to_string (cuda_format (f)));
     gst_harness_set_src_caps_str (h, caps);
     g_free (caps);
     gst_harness_set_sink_caps_str (h, "video/x-raw");
-    fail_if (gst_harness_push (h, cf_test_make_frame (cuda_formats[f], 16, 8,
+    fail_if (gst_harness_push (h, cf_test_make_frame (cuda_format (f), 16, 8,
                 0, FALSE, rand_)) == GST_FLOW_OK, "%s went into P010",
-        gst_video_format_to_string (cuda_formats[f]));
+        gst_video_format_to_string (cuda_format (f)));
     fail_unless_equals_int (gst_harness_buffers_received (h), 0);
     gst_harness_teardown (h);
   }

@@ -305,10 +305,11 @@ GST_START_TEST (test_hist_properties_and_caps)
   guint64 interval;
   guint bins, roi;
   guint i;
+  GstCaps *caps;
 
   g_object_get (e, "bins", &bins, "interval", &interval, "post-messages",
       &post, "attach-meta", &meta, "roi-width", &roi, NULL);
-  fail_unless_equals_int (bins, 256);
+  fail_unless_equals_int (bins, 0);     /* 2^min(depth, 10) */
   fail_unless (interval == 0 && post && !meta && roi == 0);
   for (i = 0; i < G_N_ELEMENTS (playing); i++) {
     GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
@@ -318,7 +319,7 @@ GST_START_TEST (test_hist_properties_and_caps)
     fail_unless (strlen (g_param_spec_get_blurb (pspec)) > 10);
   }
   fail_unless_equals_int (G_PARAM_SPEC_UINT (g_object_class_find_property
-          (G_OBJECT_GET_CLASS (e), "bins"))->minimum, 1);
+          (G_OBJECT_GET_CLASS (e), "bins"))->maximum, 4096);
   /* the custom meta is registered with the element */
   fail_unless (gst_meta_get_info ("GstCudaHistMeta") != NULL);
   gst_object_unref (e);
@@ -331,6 +332,22 @@ GST_START_TEST (test_hist_properties_and_caps)
           ", format=RGBA, width=8, height=8, framerate=30/1"),
       "video/x-raw(memory:CUDAMemory), format=RGBA, width=8, height=8, "
       "framerate=30/1");
+  /* 10 to 16 bits: the formats of 16-bit words, in both memory types
+   * (GRAY16_LE in system memory only); not the packed 10-bit RGB */
+  assert_caps_equal (src_caps_of ("cudahist", "video/x-raw, "
+          "format={P010_10LE, GRAY16_LE, BGR10A2_LE}, width=8, height=8, "
+          "framerate=30/1"), "video/x-raw, format={P010_10LE, GRAY16_LE}, "
+      "width=8, height=8, framerate=30/1");
+  assert_caps_equal (src_caps_of ("cudahist", "video/x-raw(memory:CUDAMemory)"
+          ", format={P010_10LE, P016_LE, I420_10LE, Y444_16LE, GRAY16_LE}, "
+          "width=8, height=8, framerate=30/1"),
+      "video/x-raw(memory:CUDAMemory), format={P010_10LE, P016_LE, "
+      "I420_10LE, Y444_16LE}, width=8, height=8, framerate=30/1");
+  /* cudasum: 8 bits only, for now */
+  caps = src_caps_of ("cudasum", "video/x-raw, format=P010_10LE, width=8, "
+      "height=8, framerate=30/1");
+  fail_unless (gst_caps_is_empty (caps));
+  gst_caps_unref (caps);
 }
 
 GST_END_TEST;

@@ -189,7 +189,7 @@ counter_observe_reset (GstCudaFiltersAnalysis * analysis)
 static void
 gst_cuda_test_counter_class_init (GstCudaTestCounterClass * klass)
 {
-  gst_cuda_filters_analysis_class_add_pad_templates (klass);
+  gst_cuda_filters_analysis_class_add_pad_templates (klass, FALSE);
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
       "test analysis", "Filter/Analyzer/Video",
       "a GstCudaFiltersAnalysis subclass for the tests", "tests");
