@@ -47,7 +47,52 @@ bench_gray (int w, int h, const Format & fmt, bool solid)
   return row;
 }
 
-/* RGBA and NV12 at every size on random and solid frames, and RGB at 4K */
+/* High-bit luma (#48), a plane of 16-bit words as cudagray turns it:
+ * P010's (10 bits at the top) into 8 bits with output-depth=8
+ * (cf_plane_to_8), or I420_10LE's (10 bits at the bottom) into words
+ * MSB-aligned for GRAY16_LE or P010 (cf_plane_to_msb16).  P010's own luma
+ * into words is a plain copy, the NV12 rows' kind. */
+static Row
+bench_gray_words (int w, int h, bool to_8)
+{
+  const int shift = to_8 ? 6 : 0;
+  size_t in_bytes = (size_t) w * 2 * h;
+  Row row = make_row ("gray", to_8 ? "words to 8 bits" : "words to MSB16",
+      kP010, w, h, false, (double) (in_bytes + (size_t) w * h * (to_8 ? 1 :
+              2)));
+  row.note = to_8 ? "P010 luma, output-depth=8" : "I420_10LE luma";
+  std::string what = describe (row);
+  int n = rotation_count ((size_t) row.bytes);
+  const Format words = { "GRAY16", 2, false };
+  Frames in (n, words, w, h), out (n, to_8 ? kGRAY8 : words, w, h);
+  in.fill (false);
+
+  Launch launch =[&](int i) {
+    return to_8 ? cf_plane_to_8 (in[i], in.pitch, out[i], out.pitch, w, h, 10,
+        shift, nullptr) : cf_plane_to_msb16 (in[i], in.pitch, out[i],
+        out.pitch, w, h, 10, shift, nullptr);
+  };
+  out.poison (0);
+  CHECK (launch (0));
+  std::vector < uint8_t > got = out.download (0), want (out.bytes ());
+  auto reference =[&] {
+    if (to_8)
+      cf_ref_plane_to_8 (in.host.data (), in.pitch, want.data (), out.pitch,
+          w, h, 10, shift);
+    else
+      cf_ref_plane_to_msb16 (in.host.data (), in.pitch, want.data (),
+          out.pitch, w, h, 10, shift);
+  };
+  double first_s = seconds_of (reference);
+  check_rows_equal (what.c_str (), got.data (), out.pitch, want.data (),
+      out.pitch, out.row_bytes, h);
+  row.cpu_us = cpu_median_us (first_s, reference);
+  time_row (row, launch, false);
+  return row;
+}
+
+/* RGBA and NV12 at every size on random and solid frames, and RGB at 4K;
+ * then the high-bit luma at 4K */
 void
 add_gray_cases (Cases & cases)
 {
@@ -62,4 +107,10 @@ add_gray_cases (Cases & cases)
             return bench_gray (k4K.w, k4K.h, kRGB, false);
           });
   }
+  add_case (cases, "gray P010 4K to 8",[=] {
+        return bench_gray_words (k4K.w, k4K.h, true);
+      });
+  add_case (cases, "gray I420_10 4K to MSB16",[=] {
+        return bench_gray_words (k4K.w, k4K.h, false);
+      });
 }

@@ -3,14 +3,21 @@
  * 2^min(depth, 12) levels per channel (docs/design/high-bit-depth.md,
  * "cudahist").
  *
- * A block counts rows of one plane (blockIdx.y) into counters of its own
- * in shared memory: one 32-bit word a level and word of a pixel (a plane
- * holds at most two channels, P010's U and V, so 2 x 4096 x 4 = 32 KB at
- * most).  Then it adds the non-zero ones into the sums, which hold zeros
- * before the launch.  A row is read 16 bytes a lane from its first
- * 16-byte boundary on, the words before it and after the last whole 16
- * bytes one at a time; a row at an odd address (a region of a plane
- * mapped at one) is read a byte at a time.  The same counts as
+ * The planes share the blocks in proportion to their bytes.  A block
+ * counts its plane's words into counters of its own in shared memory: one
+ * 32-bit word a level and word of a pixel (a plane holds at most two
+ * channels, P010's U and V, so 2 x 4096 x 4 = 32 KB at most).  Then it
+ * adds the non-zero ones into the sums, which hold zeros before the
+ * launch: the fewer the blocks, the fewer those global atomics, so a
+ * block is large and there is one wave of them.
+ *
+ * A plane whose rows all start on 16 bytes (a decoder's or cudaupload's
+ * frame) is read as one flat run of 16-byte vectors, a lane's two at a
+ * time, whatever the rows' length, then the last words of each row that
+ * make no whole vector.  Any other plane (a region of interest starting
+ * mid-row, rows padded by an odd count) is read a row per block in turn,
+ * from the row's first 16-byte boundary on, words before it one at a time
+ * and a row at an odd address a byte at a time.  The same counts as
  * cf_ref_hist_word_planes (hist-reference.c).  Tests (kernels-hist):
  * test_hist_words_equals_reference. */
 #ifndef CUDAFILTERS_HIST_WORDS_CUH
@@ -20,14 +27,16 @@
 
 namespace {
 
+/* threads of a block: as large as can be, for few blocks */
+constexpr int kWordsBlockThreads = 1024;
+
 struct WordPlanes
 {
   CfWordPlane plane[CF_HIST_MAX_PLANES];
+  /* blocks [first_block[p], first_block[p + 1]) count plane p */
+  int first_block[CF_HIST_MAX_PLANES + 1];
+  int n_planes;
 };
-
-/* threads of a block: 8 warps keep several blocks resident next to their
- * counters */
-constexpr int kWordsBlockThreads = 256;
 
 struct WordCounter
 {
@@ -37,46 +46,109 @@ struct WordCounter
   uint32_t mask;
   int level_shift;
 
-  /* word @i of a row (its pixel's word i % wpp) */
+  /* a word of the pixel's word @slot */
   __device__ void count (uint32_t word, int slot) const
   {
     uint32_t level = ((word >> shift) & mask) >> level_shift;
     atomicAdd (&local[slot * levels + level], 1u);
   }
-};
 
-/* Counts the @samples words of @row, whose first word is word 0 of a
- * pixel of @wpp words. */
-__device__ void
-count_row (const uint8_t * row, int samples, int wpp, const WordCounter & c)
-{
-  if ((uintptr_t) row & 1) {
-    for (int i = threadIdx.x; i < samples; i += blockDim.x)
-      c.count (row[2 * i] | (uint32_t) row[2 * i + 1] << 8, i % wpp);
-    return;
-  }
-  const uint16_t *words = (const uint16_t *) row;
-  int head = (int) ((16 - ((uintptr_t) row & 15)) & 15) / 2;
-  head = head < samples ? head : samples;
-  const int n_vec = (samples - head) / 8;
-  const int tail = head + 8 * n_vec;
-
-  if ((int) threadIdx.x < head)
-    c.count (words[threadIdx.x], threadIdx.x % wpp);
-  const uint4 *vec = (const uint4 *) (words + head);
-  /* the 8 words of a vector start at an index of head's parity */
-  const int first_slot = head % wpp;
-  for (int j = threadIdx.x; j < n_vec; j += blockDim.x) {
-    const uint4 v = vec[j];
+  /* a vector of 8 words starting at word 0 of a pixel */
+  __device__ void count8 (const uint4 & v, int wpp) const
+  {
     const uint32_t parts[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-      c.count (parts[k] & 0xffff, first_slot);
-      c.count (parts[k] >> 16, wpp == 2 ? first_slot ^ 1 : 0);
+      count (parts[k] & 0xffff, 0);
+      count (parts[k] >> 16, wpp - 1);
     }
   }
-  for (int i = tail + threadIdx.x; i < samples; i += blockDim.x)
-    c.count (words[i], i % wpp);
+};
+
+/* Any plane: a row per block in turn (blocks @block of @blocks). */
+__device__ void
+count_rows (const CfWordPlane & pl, int block, int blocks,
+    const WordCounter & c)
+{
+  const int wpp = pl.words_per_pixel;
+  const int samples = pl.width * wpp;
+  for (int y = block; y < pl.height; y += blocks) {
+    const uint8_t *row = (const uint8_t *) pl.data + (size_t) y * pl.pitch;
+    if ((uintptr_t) row & 1) {
+      for (int i = threadIdx.x; i < samples; i += blockDim.x)
+        c.count (row[2 * i] | (uint32_t) row[2 * i + 1] << 8, i % wpp);
+      continue;
+    }
+    const uint16_t *words = (const uint16_t *) row;
+    int head = (int) ((16 - ((uintptr_t) row & 15)) & 15) / 2;
+    head = head < samples ? head : samples;
+    const int n_vec = (samples - head) / 8;
+    if ((int) threadIdx.x < head)
+      c.count (words[threadIdx.x], threadIdx.x % wpp);
+    const uint4 *vec = (const uint4 *) (words + head);
+    /* a vector's words start at an index of head's parity */
+    const int first = head % wpp;
+    for (int j = threadIdx.x; j < n_vec; j += blockDim.x) {
+      const uint4 v = vec[j];
+      const uint32_t parts[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        c.count (parts[k] & 0xffff, first);
+        c.count (parts[k] >> 16, (first + 1) % wpp);
+      }
+    }
+    for (int i = head + 8 * n_vec + threadIdx.x; i < samples; i += blockDim.x)
+      c.count (words[i], i % wpp);
+  }
+}
+
+/* A plane of rows on 16 bytes: its vectors as one flat run, thread @t of
+ * @threads; then each row's last words. */
+__device__ void
+count_flat (const CfWordPlane & pl, int t, int threads, const WordCounter & c)
+{
+  const int wpp = pl.words_per_pixel;
+  const int samples = pl.width * wpp;
+  const int row_vecs = samples / 8;
+  const uint8_t *base = (const uint8_t *) pl.data;
+
+  if (row_vecs > 0) {
+    const long long n = (long long) row_vecs * pl.height;
+    /* (y, j): vector j of row y, stepped by `threads` vectors */
+    const int dy = threads / row_vecs, dj = threads % row_vecs;
+    int y = t / row_vecs, j = t % row_vecs;
+    for (long long k = t; k < n; k += 2 * (long long) threads) {
+      const uint4 a = *(const uint4 *) (base + (size_t) y * pl.pitch + 16 * j);
+      y += dy;
+      j += dj;
+      if (j >= row_vecs) {
+        j -= row_vecs;
+        y++;
+      }
+      const bool has_b = k + threads < n;
+      uint4 b = make_uint4 (0, 0, 0, 0);
+      if (has_b)
+        b = *(const uint4 *) (base + (size_t) y * pl.pitch + 16 * j);
+      y += dy;
+      j += dj;
+      if (j >= row_vecs) {
+        j -= row_vecs;
+        y++;
+      }
+      c.count8 (a, wpp);
+      if (has_b)
+        c.count8 (b, wpp);
+    }
+  }
+  const int tail = samples - 8 * row_vecs;
+  if (tail > 0) {
+    const long long n = (long long) tail * pl.height;
+    for (long long k = t; k < n; k += threads) {
+      const int y = (int) (k / tail), i = 8 * row_vecs + (int) (k % tail);
+      c.count (((const uint16_t *) (base + (size_t) y * pl.pitch))[i],
+          i % wpp);
+    }
+  }
 }
 
 __global__ void
@@ -85,26 +157,34 @@ words_hist_kernel (WordPlanes planes, int levels, uint32_t * sums,
     uint32_t * zero_next)
 {
   extern __shared__ uint32_t local[];
-  const CfWordPlane & pl = planes.plane[blockIdx.y];
-  const int wpp = pl.words_per_pixel;
-  const int n_local = wpp * levels;
+  int p = 0;
+  while (p + 1 < planes.n_planes
+      && (int) blockIdx.x >= planes.first_block[p + 1])
+    p++;
+  const CfWordPlane & pl = planes.plane[p];
+  const int block = blockIdx.x - planes.first_block[p];
+  const int blocks = planes.first_block[p + 1] - planes.first_block[p];
+  const int n_local = pl.words_per_pixel * levels;
   const WordCounter counter = { local, levels, pl.shift,
     (1u << pl.depth) - 1, pl.depth > 12 ? pl.depth - 12 : 0
   };
 
   for (int i = threadIdx.x; i < n_local; i += blockDim.x)
     local[i] = 0;
-  /* the next frame's sums, zeroed by the first plane's blocks */
-  if (zero_next && blockIdx.y == 0)
+  /* the next frame's sums */
+  if (zero_next)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x;
         i < CF_HIST_WORD_CHANNELS * levels; i += gridDim.x * blockDim.x)
       zero_next[i] = 0;
   __syncthreads ();
 
-  const int samples = pl.width * wpp;
-  for (int y = blockIdx.x; y < pl.height; y += gridDim.x)
-    count_row ((const uint8_t *) pl.data + (size_t) y * pl.pitch, samples,
-        wpp, counter);
+  if (pl.width > 0 && pl.height > 0) {
+    if (((uintptr_t) pl.data & 15) == 0 && (pl.pitch & 15) == 0)
+      count_flat (pl, block * blockDim.x + threadIdx.x, blocks * blockDim.x,
+          counter);
+    else
+      count_rows (pl, block, blocks, counter);
+  }
   __syncthreads ();
 
   for (int i = threadIdx.x; i < n_local; i += blockDim.x) {

@@ -436,20 +436,26 @@ cf_hist_word_planes_add (const CfWordPlane * planes, int n_planes,
   if (zero_next && (char *) zero_next < (char *) sums + bytes
       && (char *) sums < (char *) zero_next + bytes)
     return cudaErrorInvalidValue;
-  int max_height = 0, max_wpp = 1;
+  int max_wpp = 1;
+  double plane_bytes[CF_HIST_MAX_PLANES], all_bytes = 0;
   for (int p = 0; p < n_planes; p++) {
     const CfWordPlane & pl = planes[p];
-    if (!pl.data || pl.width <= 0 || pl.height <= 0 || pl.depth != depth
+    if (pl.width < 0 || pl.height < 0 || pl.depth != depth
         || pl.shift < 0 || pl.depth + pl.shift > 16
         || (pl.words_per_pixel != 1 && pl.words_per_pixel != 2)
         || pl.pitch < (size_t) pl.width * pl.words_per_pixel * 2
         || (long long) pl.width * pl.words_per_pixel > INT32_MAX / 2)
       return cudaErrorInvalidValue;
+    const bool counted = pl.width > 0 && pl.height > 0;
+    if (counted && !pl.data)
+      return cudaErrorInvalidValue;
     for (int w = 0; w < pl.words_per_pixel; w++)
       if (pl.channel[w] < -1 || pl.channel[w] >= CF_HIST_WORD_CHANNELS)
         return cudaErrorInvalidValue;
     args.plane[p] = pl;
-    max_height = pl.height > max_height ? pl.height : max_height;
+    plane_bytes[p] = counted ? 2.0 * pl.width * pl.words_per_pixel *
+        pl.height : 0;
+    all_bytes += plane_bytes[p];
     max_wpp = pl.words_per_pixel > max_wpp ? pl.words_per_pixel : max_wpp;
   }
   cf_forget_earlier_errors ();
@@ -463,13 +469,30 @@ cf_hist_word_planes_add (const CfWordPlane * planes, int n_planes,
         kWordsBlockThreads, smem, &resident);
   if (err != cudaSuccess)
     return err;
-  /* the blocks the GPU holds at once, shared by the planes; a block
-   * counts a few rows, enough of them that its counters' set-up and
-   * adding out cost little beside them */
-  int blocks = dev->sm_count * (resident > 0 ? resident : 1) / n_planes;
-  blocks = blocks < max_height ? blocks : max_height;
-  blocks = blocks > 0 ? blocks : 1;
-  words_hist_kernel <<< dim3 (blocks, n_planes), kWordsBlockThreads, smem,
+  /* one wave of blocks, fewer for a small frame: each block at least
+   * kWordsMinBlockBytes, as its counters' set-up and adding out cost about
+   * as much as counting that many */
+  const double kWordsMinBlockBytes = 16384;
+  double wave = (double) dev->sm_count * (resident > 0 ? resident : 1);
+  double blocks = all_bytes / kWordsMinBlockBytes;
+  blocks = blocks < wave ? blocks : wave;
+  /* the planes share them by their bytes, a block at least each counted
+   * plane (an empty region still gets one block, to zero zero_next) */
+  args.n_planes = n_planes;
+  args.first_block[0] = 0;
+  for (int p = 0; p < n_planes; p++) {
+    int n = all_bytes > 0 ? (int) (blocks * plane_bytes[p] / all_bytes) : 0;
+    if (plane_bytes[p] > 0 && n < 1)
+      n = 1;
+    args.first_block[p + 1] = args.first_block[p] + n;
+  }
+  int grid = args.first_block[n_planes];
+  if (grid == 0) {
+    grid = 1;
+    for (int p = 1; p <= n_planes; p++)
+      args.first_block[p] = 1;
+  }
+  words_hist_kernel <<< grid, kWordsBlockThreads, smem,
       (cudaStream_t) stream >>> (args, levels, (uint32_t *) sums,
       (uint32_t *) zero_next);
   return cudaGetLastError ();

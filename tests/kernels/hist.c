@@ -519,6 +519,26 @@ GST_START_TEST (test_hist_words_invalid_arguments)
   fail_if (cf_hist_word_planes_add (&pl, 1, (guint8 *) counts + 2, NULL,
           NULL) == 0);
   fail_if (cf_hist_word_planes_add (&pl, 1, NULL, NULL, NULL) == 0);
+  /* an empty plane (a region of interest outside the frame) counts
+   * nothing, and the next sums are still zeroed */
+  {
+    CfWordPlane empty = pl;
+    guint32 *host = g_new (guint32, 2 * 3 * 1024);
+    guint i;
+
+    empty.width = 0;
+    empty.data = NULL;
+    CUDA_OK (cudaMemset (counts, 0, cf_hist_word_sums_bytes (10)));
+    CUDA_OK (cudaMemset ((guint8 *) counts + cf_hist_word_sums_bytes (10),
+            POISON, cf_hist_word_sums_bytes (10)));
+    fail_unless (cf_hist_word_planes_add (&empty, 1, counts, (guint8 *) counts
+            + cf_hist_word_sums_bytes (10), NULL) == 0);
+    CUDA_OK (cudaMemcpy (host, counts, 2 * cf_hist_word_sums_bytes (10),
+            cudaMemcpyDeviceToHost));
+    for (i = 0; i < 2 * 3 * 1024; i++)
+      fail_unless (host[i] == 0, "word %u: %u", i, host[i]);
+    g_free (host);
+  }
   fail_if (cf_hist_word_planes (&pl, 0, counts, NULL) == 0);
   fail_if (cf_hist_word_planes (&pl, 1, NULL, NULL) == 0);
   pl.depth = 8;
