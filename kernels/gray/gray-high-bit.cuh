@@ -3,12 +3,14 @@
  *   words_kernel<TO_8>   d-bit samples of 16-bit words, MSB-aligned into
  *                        16-bit words or rounded to bytes
  *                        (cf_ref_plane_to_msb16, cf_ref_plane_to_8);
+ *   words8_kernel<TO_8>  the same, 8 samples a thread in vectors, for
+ *                        planes whose rows start on 16 bytes;
  *   rgb10a2_kernel<TO_8> grey of RGB10A2_LE or BGR10A2_LE words, MSB-aligned
  *                        (cf_ref_gray16_from_rgb10a2) or to 8 bits (that,
  *                        then cf_ref_plane_to_8 at depth 16).
  * The arithmetic is gray-reference.c's, bit for bit.  Tests (kernels-gray):
- * test_high_bit_equals_reference, test_rgb10a2_equals_reference.  Not yet
- * tuned: their floors are still to be measured. */
+ * test_high_bit_equals_reference, test_rgb10a2_equals_reference.  Their
+ * speed against the floor is in docs/performance.md. */
 #ifndef CUDAFILTERS_GRAY_HIGH_BIT_CUH
 #define CUDAFILTERS_GRAY_HIGH_BIT_CUH
 
@@ -29,6 +31,16 @@ store16 (uint8_t * p, uint32_t v)
   p[1] = (uint8_t) (v >> 8);
 }
 
+/* a word's sample, MSB-aligned in 16 bits or rounded to 8 */
+template < bool TO_8 > __device__ __forceinline__ uint32_t
+convert_word (uint32_t word, int depth, int shift)
+{
+  uint32_t v = (word >> shift) & ((1u << depth) - 1);
+  if (TO_8)
+    return min ((v + (1u << (depth - 9))) >> (depth - 8), 255u);
+  return v << (16 - depth);
+}
+
 template < bool TO_8 > __global__ void
 words_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
@@ -38,14 +50,52 @@ words_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height)
     return;
-  uint32_t v = (load16 (src + (size_t) y * src_pitch + (size_t) x * 2)
-      >> shift) & ((1u << depth) - 1);
-  if (TO_8) {
-    v = (v + (1u << (depth - 9))) >> (depth - 8);
-    dst[(size_t) y * dst_pitch + x] = (uint8_t) min (v, 255u);
-  } else {
-    store16 (dst + (size_t) y * dst_pitch + (size_t) x * 2, v << (16 - depth));
+  uint32_t v = convert_word < TO_8 >
+      (load16 (src + (size_t) y * src_pitch + (size_t) x * 2), depth, shift);
+  if (TO_8)
+    dst[(size_t) y * dst_pitch + x] = (uint8_t) v;
+  else
+    store16 (dst + (size_t) y * dst_pitch + (size_t) x * 2, v);
+}
+
+/* words_kernel for planes whose rows start on 16 bytes (and the output's
+ * on 16, or 8 for bytes): 8 samples a thread, read as one vector, the
+ * row's last ones one at a time. */
+template < bool TO_8 > __global__ void
+words8_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
+    uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
+    int depth, int shift)
+{
+  int x = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height)
+    return;
+  const uint8_t *in = src + (size_t) y * src_pitch + (size_t) x * 2;
+  uint8_t *out = dst + (size_t) y * dst_pitch + (size_t) x * (TO_8 ? 1 : 2);
+  if (x + 8 > width) {
+    for (int i = 0; i < width - x; i++) {
+      uint32_t v = convert_word < TO_8 > (load16 (in + 2 * i), depth, shift);
+      if (TO_8)
+        out[i] = (uint8_t) v;
+      else
+        store16 (out + 2 * i, v);
+    }
+    return;
   }
+  const uint4 w = *(const uint4 *) in;
+  const uint32_t parts[4] = { w.x, w.y, w.z, w.w };
+  uint32_t packed[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    uint32_t lo = convert_word < TO_8 > (parts[k] & 0xffff, depth, shift);
+    uint32_t hi = convert_word < TO_8 > (parts[k] >> 16, depth, shift);
+    packed[k] = TO_8 ? lo | hi << 8 : lo | hi << 16;
+  }
+  if (TO_8)
+    *(uint2 *) out = make_uint2 (packed[0] | packed[1] << 16,
+        packed[2] | packed[3] << 16);
+  else
+    *(uint4 *) out = make_uint4 (packed[0], packed[1], packed[2], packed[3]);
 }
 
 template < bool TO_8 > __global__ void

@@ -57,9 +57,16 @@ launch_words (const void *src, size_t src_pitch, void *dst,
       || (height + 7) / 8 > 65535)
     return cudaErrorInvalidValue;
   cf_forget_earlier_errors ();
-  words_kernel < TO_8 > <<<sample_grid (width, height), dim3 (32, 8), 0,
-      (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
-      (uint8_t *) dst, dst_pitch, width, height, depth, shift);
+  const size_t out_align = TO_8 ? 8 : 16;
+  if ((((uintptr_t) src | src_pitch) & 15) == 0
+      && (((uintptr_t) dst | dst_pitch) & (out_align - 1)) == 0)
+    words8_kernel < TO_8 > <<<sample_grid ((width + 7) / 8, height),
+        dim3 (32, 8), 0, (cudaStream_t) stream >>> ((const uint8_t *) src,
+        src_pitch, (uint8_t *) dst, dst_pitch, width, height, depth, shift);
+  else
+    words_kernel < TO_8 > <<<sample_grid (width, height), dim3 (32, 8), 0,
+        (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
+        (uint8_t *) dst, dst_pitch, width, height, depth, shift);
   return cudaGetLastError ();
 }
 
