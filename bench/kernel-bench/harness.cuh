@@ -319,6 +319,7 @@ void add_blur_cases (Cases & cases);
 void add_hist_cases (Cases & cases);
 void add_sum_cases (Cases & cases);
 void add_profiles_cases (Cases & cases);
+void add_read_cases (Cases & cases);
 
 /* ---- output ----------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * the same work, the origin articles' kernels (bench/seeds.cu) and the CPU
  * reference.  The method and the CSV are described in harness.cuh; the
  * rows of each operation are in its own file (gray.cu, blur.cu, hist.cu,
- * sum.cu, profiles.cu).
+ * sum.cu, profiles.cu), and a plain read of the frame's in read.cu.
  *
  *   kernel-bench [--csv FILE] [--reps N] [--only NAME-PART]
  *
@@ -28,6 +28,7 @@ all_cases (void)
   add_hist_cases (cases);
   add_sum_cases (cases);
   add_profiles_cases (cases);
+  add_read_cases (cases);
   return cases;
 }
 
