@@ -99,6 +99,7 @@ struct _GstCudaSum
 
   /* streaming thread */
   gint frame_width, frame_height;
+  guint depth;                  /* of the caps' samples */
   /* the scratch memory laid out for frame_width x frame_height */
   gpointer scratch;
   gsize scratch_size;
@@ -113,8 +114,9 @@ GST_ELEMENT_REGISTER_DEFINE (cudasum, "cudasum", GST_RANK_NONE,
 
 #define SCRATCH_ALIGN 256
 
-/* Device scratch memory: the luma of the previous frame (for frames of up
- * to width x height). */
+/* Device scratch memory: the luma of the previous frame, at 8 bits (for
+ * frames of up to width x height), and above 8 bits, after it, this
+ * frame's, for the profiles and detectors (cf_sum_word_planes_add). */
 static gsize
 previous_pitch (gint width)
 {
@@ -122,15 +124,17 @@ previous_pitch (gint width)
 }
 
 static gsize
-scratch_bytes (gint width, gint height)
+scratch_bytes (gint width, gint height, guint depth)
 {
-  return previous_pitch (width) * height;
+  return previous_pitch (width) * height * (depth > 8 ? 2 : 1);
 }
 
 /* The device sums of a frame of up to width x height: cf_sum_planes_add's,
  * then cf_hist_planes_add's at hist_sums_offset (for the percentiles), and
  * at + hist_sums_bytes the luma's counts (CF_SUM_HIST, for the scene
- * cuts). */
+ * cuts).  Above 8 bits the percentiles' counts are
+ * cf_hist_word_planes_add's, and cf_sum_word_planes_add's statistics
+ * follow at word_sums_offset. */
 static gsize
 hist_sums_offset (gint width, gint height)
 {
@@ -138,18 +142,31 @@ hist_sums_offset (gint width, gint height)
 }
 
 static gsize
-hist_sums_bytes (void)
+hist_sums_bytes (guint depth)
 {
-  return GST_ROUND_UP_16 (cf_hist_sums_bytes ());
+  return GST_ROUND_UP_16 (depth > 8 ? cf_hist_word_sums_bytes (depth) :
+      cf_hist_sums_bytes ());
 }
 
 static gsize
-device_sums_bytes (gint width, gint height)
+word_sums_offset (gint width, gint height, guint depth)
 {
-  return hist_sums_offset (width, height) + hist_sums_bytes () +
-      sizeof (guint32) * CF_HIST_BINS;
+  return hist_sums_offset (width, height) + hist_sums_bytes (depth) +
+      GST_ROUND_UP_16 (sizeof (guint32) * CF_HIST_BINS);
 }
 
+static gsize
+device_sums_bytes (gint width, gint height, guint depth)
+{
+  return word_sums_offset (width, height, depth) + (depth > 8 ?
+      cf_sum_word_sums_bytes () : 0);
+}
+
+static guint
+depth_of_info (const GstVideoInfo * info)
+{
+  return GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0);
+}
 
 /* The kernels add into device memory and have no last block to wait for,
  * which shortens every launch of the statistics (docs/design/sum.md). */
@@ -158,7 +175,7 @@ gst_cuda_sum_device_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)
 {
   return device_sums_bytes (GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info));
+      GST_VIDEO_INFO_HEIGHT (info), depth_of_info (info));
 }
 
 static gsize
@@ -177,13 +194,14 @@ gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
 
   self->frame_width = GST_VIDEO_INFO_WIDTH (in_info);
   self->frame_height = GST_VIDEO_INFO_HEIGHT (in_info);
+  self->depth = depth_of_info (in_info);
   self->previous_valid = FALSE;
   return GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->set_info
       (base, in_info, out_info);
 }
 
 /* The key the kernel sums for the profiles and detectors: Y, or the luma of
- * packed RGB. */
+ * packed RGB; above 8 bits Y at 8 bits, a plane of bytes. */
 static void
 luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
 {
@@ -192,7 +210,7 @@ luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
   gint b;
 
   memset (weights, 0, 4 * sizeof (guint32));
-  if (p0->bytes_per_pixel == 1) {
+  if (p0->bytes_per_pixel == 1 || region->depth > 8) {
     weights[0] = 65536;
     return;
   }
@@ -224,8 +242,10 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   gboolean percentiles, profiles;
   guint detect, black_threshold, p, b;
   /* (never 0 bytes: a scratch of none is no scratch) */
-  gsize size = MAX (scratch_bytes (self->frame_width, self->frame_height),
-      16);
+  gsize size = MAX (scratch_bytes (self->frame_width, self->frame_height,
+          region->depth), 16);
+  gsize device_bytes = device_sums_bytes (self->frame_width,
+      self->frame_height, region->depth);
   guint8 *scratch;
   CfSumKey key = { 0, };
   CfError err;
@@ -253,8 +273,11 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   }
 
   memset (r, 0, sizeof (*r));
+  r->depth = region->depth;
   r->hist_offset = hist_sums_offset (self->frame_width, self->frame_height);
-  r->luma_hist_offset = r->hist_offset + hist_sums_bytes ();
+  r->luma_hist_offset = r->hist_offset + hist_sums_bytes (region->depth);
+  r->word_offset = word_sums_offset (self->frame_width, self->frame_height,
+      region->depth);
   r->black_threshold = black_threshold;
   r->detect = detect;
   r->x = region->x;
@@ -318,13 +341,33 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
    * statistics' launch zeroes all of the next frame's sums, the
    * histograms' too (whether or not this frame counts them). */
   err = 0;
-  if (percentiles)
-    err = cf_hist_planes_add (region->planes, (int) region->n_planes,
-        (guint8 *) sums + r->hist_offset, NULL, stream);
-  if (err == 0)
-    err = cf_sum_planes_add (region->planes, (int) region->n_planes, &key,
-        sums, zero_next, device_sums_bytes (self->frame_width,
-            self->frame_height), stream);
+  if (region->depth > 8) {
+    /* the statistics of the words, writing the luma at 8 bits for the
+     * profiles and detectors, which then read it as a GRAY8 frame */
+    guint8 *key8 = key.flags ? scratch + size / 2 : NULL;
+
+    if (percentiles)
+      err = cf_hist_word_planes_add (region->words, (int) region->n_planes,
+          (guint8 *) sums + r->hist_offset, NULL, stream);
+    if (err == 0)
+      err = cf_sum_word_planes_add (region->words, (int) region->n_planes,
+          (guint8 *) sums + r->word_offset, key8, key.previous_pitch,
+          zero_next, device_bytes, stream);
+    if (err == 0 && key8) {
+      CfSamplePlane key8_plane = { key8, key.previous_pitch, region->width,
+        region->height, 1, {0, -1, -1, -1}
+      };
+
+      err = cf_sum_planes_add (&key8_plane, 1, &key, sums, NULL, 0, stream);
+    }
+  } else {
+    if (percentiles)
+      err = cf_hist_planes_add (region->planes, (int) region->n_planes,
+          (guint8 *) sums + r->hist_offset, NULL, stream);
+    if (err == 0)
+      err = cf_sum_planes_add (region->planes, (int) region->n_planes, &key,
+          sums, zero_next, device_bytes, stream);
+  }
   if (err != 0)
     self->previous_valid = FALSE;
   return err;
@@ -572,7 +615,7 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
 
   cf_detect_install_properties (gobject_class, PROP_DETECT_FIRST);
 
-  gst_cuda_filters_analysis_class_add_pad_templates (analysis_class, FALSE);
+  gst_cuda_filters_analysis_class_add_pad_templates (analysis_class, TRUE);
   gst_element_class_set_static_metadata (element_class,
       "CUDA statistics", "Filter/Analyzer/Video/Hardware",
       "Posts per-channel statistics, luma profiles, black borders, black "

@@ -17,6 +17,43 @@
 #include <math.h>
 #include <string.h>
 
+/**
+ * gst_cuda_sum_result_stats:
+ *
+ * The statistics of a frame's result, and where its row sums (then its
+ * column sums) are: above 8 bits the channels' from the statistics of
+ * words, the rest (black, frame difference, profiles) from the sums of
+ * the luma at 8 bits.
+ */
+const guint32 *
+gst_cuda_sum_result_stats (const SumResult * r, CfSumStats * stats)
+{
+  const guint32 *rows = cf_sum_sums_read (result_sums (r), stats);
+
+  if (r->depth > 8) {
+    CfWordStats words;
+    guint c;
+
+    cf_sum_word_sums_read (result_sums (r) + r->word_offset, &words);
+    for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
+      gboolean has = c < CF_HIST_WORD_CHANNELS;
+
+      stats->sum[c] = has ? words.sum[c] : 0;
+      stats->sum_squares[c] = has ? words.sum_squares[c] : 0;
+      stats->min[c] = has ? words.min[c] : G_MAXUINT32;
+      stats->max[c] = has ? words.max[c] : 0;
+    }
+  }
+  return rows;
+}
+
+/* the levels of a histogram of @depth, per channel */
+static guint
+levels_of (guint depth)
+{
+  return depth > 8 ? CF_HIST_LEVELS (depth) : CF_HIST_BINS;
+}
+
 void
 gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
     gconstpointer result, guint frames)
@@ -25,13 +62,13 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
   const SumResult *r = result;
   guint64 pixels = (guint64) r->width * r->height;
   CfSumStats stats;
-  const guint32 *rows = cf_sum_sums_read (result_sums (r), &stats);
+  const guint32 *rows = gst_cuda_sum_result_stats (r, &stats);
   guint c, i;
 
   if (frames == 0) {
     memset (t, 0, sizeof (*t));
     for (c = 0; c < CF_HIST_MAX_CHANNELS; c++)
-      t->min[c] = 255;
+      t->min[c] = G_MAXUINT32;
   }
   t->has |= r->has;
   for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
@@ -41,11 +78,19 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
     t->min[c] = MIN (t->min[c], stats.min[c]);
     t->max[c] = MAX (t->max[c], stats.max[c]);
   }
-  if (r->has & HAS_HISTOGRAM) {
-    guint32 counts[N_COUNTS];
+  if ((r->has & HAS_HISTOGRAM) && r->depth > 8) {
+    /* 3 channels of 2^min(d, 12) levels */
+    const guint32 *counts =
+        (const guint32 *) (result_sums (r) + r->hist_offset);
+    guint n = CF_HIST_WORD_CHANNELS * levels_of (r->depth);
+
+    for (i = 0; i < n; i++)
+      t->counts[i] += counts[i];
+  } else if (r->has & HAS_HISTOGRAM) {
+    guint32 counts[CF_HIST_MAX_CHANNELS * CF_HIST_BINS];
 
     cf_hist_sums_counts (result_sums (r) + r->hist_offset, counts);
-    for (i = 0; i < N_COUNTS; i++)
+    for (i = 0; i < G_N_ELEMENTS (counts); i++)
       t->counts[i] += counts[i];
   }
   if (r->has & HAS_BLACK) {
@@ -109,7 +154,7 @@ gst_cuda_sum_fits (GstCudaFiltersAnalysis * analysis, gconstpointer total,
   CfSumStats stats;
   guint c;
 
-  cf_sum_sums_read (result_sums (result), &stats);
+  gst_cuda_sum_result_stats (result, &stats);
   for (c = 0; c < CF_HIST_MAX_CHANNELS; c++) {
     if (stats.sum[c] > G_MAXUINT64 - t->sum[c])
       return FALSE;
@@ -117,11 +162,13 @@ gst_cuda_sum_fits (GstCudaFiltersAnalysis * analysis, gconstpointer total,
   return TRUE;
 }
 
-/* The p-th percentile of @counts (256 bins of @n samples). */
+/* The p-th percentile of @counts (the levels of @depth, of @n samples),
+ * as the lowest value of its level */
 static guint
-percentile (const guint64 * counts, guint64 n, guint p)
+percentile (const guint64 * counts, guint depth, guint64 n, guint p)
 {
-  return gst_cuda_filters_percentile (counts, CF_HIST_BINS, n, p);
+  return gst_cuda_filters_percentile (counts, levels_of (depth), n, p) <<
+      (depth > 12 ? depth - 12 : 0);
 }
 
 /* sqrt (n q - s^2) / n, the numerator exact */
@@ -152,6 +199,7 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     mins[c] = samples ? t->min[c] : 0;
     maxs[c] = samples ? t->max[c] : 0;
   }
+  gst_structure_set (s, "depth", G_TYPE_UINT, region->depth, NULL);
   gst_cuda_filters_structure_take_array (s, "sum", G_TYPE_UINT64, n, sums);
   gst_cuda_filters_structure_take_array (s, "mean", G_TYPE_DOUBLE, n, means);
   gst_cuda_filters_structure_take_array (s, "min", G_TYPE_UINT, n, mins);
@@ -164,15 +212,16 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
         high[CF_HIST_MAX_CHANNELS];
 
     for (c = 0; c < n; c++) {
-      const guint64 *counts = t->counts + c * CF_HIST_BINS;
+      guint levels = levels_of (region->depth);
+      const guint64 *counts = t->counts + c * levels;
       guint64 samples = 0;
       guint v;
 
-      for (v = 0; v < CF_HIST_BINS; v++)
+      for (v = 0; v < levels; v++)
         samples += counts[v];
-      low[c] = percentile (counts, samples, 10);
-      median[c] = percentile (counts, samples, 50);
-      high[c] = percentile (counts, samples, 90);
+      low[c] = percentile (counts, region->depth, samples, 10);
+      median[c] = percentile (counts, region->depth, samples, 50);
+      high[c] = percentile (counts, region->depth, samples, 90);
     }
     gst_cuda_filters_structure_take_array (s, "low", G_TYPE_UINT, n, low);
     gst_cuda_filters_structure_take_array (s, "median", G_TYPE_UINT, n, median);

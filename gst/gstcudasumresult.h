@@ -20,7 +20,10 @@
 
 G_BEGIN_DECLS
 
-#define N_COUNTS (CF_HIST_MAX_CHANNELS * CF_HIST_BINS)
+/* counts of a histogram, at most: 4 channels of 256 values at 8 bits, 3
+ * of 4096 levels above (cudahist's) */
+#define N_COUNTS (CF_HIST_WORD_CHANNELS * CF_HIST_MAX_LEVELS)
+G_STATIC_ASSERT (N_COUNTS >= CF_HIST_MAX_CHANNELS * CF_HIST_BINS);
 
 /* what a frame's result or an interval's total holds */
 enum
@@ -39,14 +42,20 @@ enum
  * device memory, copied there by the base class: cf_sum_planes_add's
  * (the statistics, then with profiles or crop the row sums and column
  * sums of the region's luma, and at luma_hist_offset its counts, for the
- * cuts), and cf_hist_planes_add's at hist_offset (percentiles). */
+ * cuts), and cf_hist_planes_add's at hist_offset (percentiles).  Above 8
+ * bits (@depth) the statistics are cf_sum_word_planes_add's, at
+ * word_offset, the percentiles' counts cf_hist_word_planes_add's, and
+ * cf_sum_planes_add's sums are of the luma at 8 bits, for the profiles
+ * and detectors only. */
 typedef struct
 {
+  guint32 depth;
   guint32 has, detect;          /* detect: the frame's detectors */
   guint32 black_threshold;
   gint32 x, y, width, height;
   guint64 samples[CF_HIST_MAX_CHANNELS];
-  guint64 hist_offset, luma_hist_offset;        /* from DEVICE_OFFSET */
+  /* from DEVICE_OFFSET */
+  guint64 hist_offset, luma_hist_offset, word_offset;
   /* what the detectors saw in the frame (observe()) */
   CfDetectFrame seen;
 } SumResult;
@@ -89,6 +98,9 @@ total_rows (SumTotal * t)
 {
   return (guint64 *) (t + 1);
 }
+
+const guint32 *gst_cuda_sum_result_stats (const SumResult * r,
+    CfSumStats * stats);
 
 void gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis,
     gpointer total, gconstpointer result, guint frames);

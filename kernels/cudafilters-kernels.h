@@ -368,6 +368,41 @@ CfError cf_sum_planes_add (const CfSamplePlane * planes, int n_planes,
     CfStream stream);
 const uint32_t *cf_sum_sums_read (const void *sums, CfSumStats * stats);
 
+/* High bit depth (#48): the statistics of planes of 16-bit words
+ * (CfWordPlane, as for cf_hist_word_planes; all of one depth), per
+ * channel: the sum of the samples' values, of their squares, their min
+ * and max (G_MAXUINT32 and 0 for a channel with no samples).  With `key8`
+ * (device memory; 16-byte aligned, its pitch a multiple of 16, at least
+ * planes[0].width bytes), plane 0, which must have one word a pixel, is
+ * also written there at 8 bits, v >> (depth - 8): the key that
+ * cf_sum_planes_add() then reads for the profiles and detectors, in
+ * 8-bit units.
+ *
+ * cf_sum_word_planes_add() adds the statistics into `sums`
+ * (cf_sum_word_sums_bytes() of device memory holding zeros, 8-byte
+ * aligned) and zeroes `zero_bytes` (a multiple of 4) of `zero_next`, the
+ * buffer of a later launch, which may not overlap those sums.
+ * cf_sum_word_sums_read() turns a host copy of the sums into the
+ * statistics.  A frame's sums stay within 64 bits: it has fewer than 2^32
+ * samples a channel (GStreamer's frames are under 4 GiB), each square
+ * under 2^32. */
+typedef struct
+{
+  uint64_t sum[CF_HIST_WORD_CHANNELS];
+  uint64_t sum_squares[CF_HIST_WORD_CHANNELS];
+  uint32_t min[CF_HIST_WORD_CHANNELS];
+  uint32_t max[CF_HIST_WORD_CHANNELS];
+} CfWordStats;
+
+size_t cf_sum_word_sums_bytes (void);
+CfError cf_sum_word_planes_add (const CfWordPlane * planes, int n_planes,
+    void *sums, uint8_t * key8, size_t key8_pitch, void *zero_next,
+    size_t zero_bytes, CfStream stream);
+void cf_sum_word_sums_read (const void *sums, CfWordStats * stats);
+/* The reference; `key8` is host memory here (or NULL). */
+void cf_ref_sum_word_planes (const CfWordPlane * planes, int n_planes,
+    CfWordStats * stats, uint8_t * key8, size_t key8_pitch);
+
 /* The reference; `previous` is host memory here. */
 void cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
     const CfSumKey * key, CfSumStats * stats, uint32_t * row_sums,

@@ -371,6 +371,67 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
   return row;
 }
 
+/* The high-bit statistics (#48): cf_sum_word_planes_add as cudasum runs
+ * it on P010, taking turns between 3 sums buffers; with @key the luma
+ * also written out at 8 bits, as it is for the profiles and detectors
+ * (whose own pass, cf_sum_planes_add on that plane, is not in this row). */
+static Row
+bench_sum_p010 (int w, int h, bool key)
+{
+  const Format & fmt = kP010;
+  size_t bytes = frame_bytes (fmt, w, h);
+  Row row = make_row ("sum", key ? "ours, luma at 8 bits out" : "ours", fmt,
+      w, h, false, (double) (bytes + (key ? (size_t) w * h : 0)));
+  std::string what = describe (row);
+  Frames in (rotation_count (bytes), fmt, w, h), key8 (1, kGRAY8, w, h);
+  in.fill (false);
+
+  auto planes =[&](const uint8_t * frame, CfWordPlane * p) {
+    p[0] = CfWordPlane { frame, in.pitch, w, h, 1, {0, -1}, 10, 6 };
+    p[1] = CfWordPlane { frame + in.pitch * h, in.pitch, (w + 1) / 2,
+        (h + 1) / 2, 2, {1, 2}, 10, 6 };
+  };
+  CfWordStats want, got;
+  std::vector < uint8_t > want_key (key8.bytes ());
+  CfWordPlane hp[2];
+  planes (in.host.data (), hp);
+  auto reference =[&] {
+    cf_ref_sum_word_planes (hp, 2, &want, key ? want_key.data () : nullptr,
+        key8.pitch);
+  };
+  row.cpu_us = cpu_median_us (seconds_of (reference), reference);
+
+  const size_t sums_bytes = (cf_sum_word_sums_bytes () + 255) / 256 * 256;
+  DeviceArray < uint8_t > sums (3 * sums_bytes);
+  int add_launches = 0;
+  Launch launch =[&](int i) {
+    CfWordPlane p[2];
+    planes (in[i], p);
+    const int n = add_launches++;
+    return cf_sum_word_planes_add (p, 2, sums.ptr + (n % 3) * sums_bytes,
+        key ? key8[0] : nullptr, key8.pitch,
+        sums.ptr + ((n + 1) % 3) * sums_bytes, sums_bytes, nullptr);
+  };
+  sums.poison ();
+  CHECK (cudaMemset (sums.ptr, 0, sums_bytes));
+  key8.poison (0);
+  CHECK (launch (0));
+  std::vector < uint8_t > host = sums.download ();
+  cf_sum_word_sums_read (host.data (), &got);
+  check_values_equal (what.c_str (), "sums", got.sum, want.sum, 3);
+  check_values_equal (what.c_str (), "squares", got.sum_squares,
+      want.sum_squares, 3);
+  check_values_equal (what.c_str (), "min", got.min, want.min, 3);
+  check_values_equal (what.c_str (), "max", got.max, want.max, 3);
+  if (key) {
+    std::vector < uint8_t > got_key = key8.download (0);
+    check_rows_equal (what.c_str (), got_key.data (), key8.pitch,
+        want_key.data (), key8.pitch, w, h);
+  }
+  time_row (row, launch, false);
+  return row;
+}
+
 /* Ours (both ways) and CUB in RGBA and NV12 at every size, RGB at 4K; the
  * seeds' ladder at 720p and 4K; then the key statistics: the profiles,
  * the black count, everything, the previous keys cold, and cudasum's
@@ -427,6 +488,11 @@ add_sum_cases (Cases & cases)
               return bench_sum (s.w, s.h, *fmt, solid, CF_SUM_PROFILES,
                   SUM_OURS);
             });
+  for (bool key: {false, true})
+    add_case (cases, std::string ("sum P010 4K") + (key ? " luma at 8 bits" :
+            ""),[=] {
+          return bench_sum_p010 (k4K.w, k4K.h, key);
+        });
   add_case (cases, "sum RGBA 4K profiles+black",[=] {
         return bench_sum (k4K.w, k4K.h, kRGBA, false,
             CF_SUM_PROFILES | CF_SUM_BLACK, SUM_OURS);

@@ -78,3 +78,42 @@ cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
     }
   }
 }
+
+void
+cf_ref_sum_word_planes (const CfWordPlane * planes, int n_planes,
+    CfWordStats * stats, uint8_t * key8, size_t key8_pitch)
+{
+  int p, x, y, w, c;
+
+  memset (stats, 0, sizeof (*stats));
+  for (c = 0; c < CF_HIST_WORD_CHANNELS; c++)
+    stats->min[c] = UINT32_MAX;
+  for (p = 0; p < n_planes; p++) {
+    const CfWordPlane *pl = &planes[p];
+    uint32_t mask = (1u << pl->depth) - 1;
+
+    for (y = 0; y < pl->height; y++) {
+      const uint8_t *row = (const uint8_t *) pl->data + (size_t) y * pl->pitch;
+
+      for (x = 0; x < pl->width; x++) {
+        for (w = 0; w < pl->words_per_pixel; w++) {
+          const uint8_t *s = row + 2 * ((size_t) x * pl->words_per_pixel + w);
+          uint32_t v = ((s[0] | (uint32_t) s[1] << 8) >> pl->shift) & mask;
+
+          c = pl->channel[w];
+          if (p == 0 && w == 0 && key8)
+            key8[(size_t) y * key8_pitch + x] = (uint8_t) (v >> (pl->depth -
+                    8));
+          if (c < 0)
+            continue;
+          stats->sum[c] += v;
+          stats->sum_squares[c] += (uint64_t) v *v;
+          if (v < stats->min[c])
+            stats->min[c] = v;
+          if (v > stats->max[c])
+            stats->max[c] = v;
+        }
+      }
+    }
+  }
+}

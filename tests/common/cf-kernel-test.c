@@ -126,6 +126,80 @@ region_planes_clear (RegionPlanes * rp)
   }
 }
 
+void
+word_planes_init (WordPlanes * wp, const WordPlaneSpec * specs, gint n,
+    gint depth, gint shift, gint w, gint h, PitchMode mode, gboolean solid)
+{
+  gint p;
+
+  wp->n_planes = n;
+  for (p = 0; p < n; p++) {
+    gint pw = (w + specs[p].w_div - 1) / specs[p].w_div;
+    gint ph = (h + specs[p].h_div - 1) / specs[p].h_div;
+    gsize row = (gsize) pw * specs[p].words_per_pixel * 2;
+    gsize pitch = mode == PITCH_TIGHT ? row : mode == PITCH_PADDED ?
+        GST_ROUND_UP_N (row, 256) + 256 : row + 3;
+    gsize off = mode == PITCH_MISALIGNED ? 5 : 0;
+    gsize size = off + pitch * ph;
+    CfWordPlane pl = { NULL, pitch, pw, ph, specs[p].words_per_pixel,
+      {specs[p].channel[0], specs[p].channel[1]}, depth, shift
+    };
+
+    wp->h_data[p] = g_malloc (size);
+    cf_test_fill_random (rand_, wp->h_data[p], size);
+    if (solid) {
+      guint8 word[4];
+      gint y;
+      gsize x;
+
+      cf_test_fill_random (rand_, word, 4);
+      for (y = 0; y < ph; y++)
+        for (x = 0; x < row; x++)
+          wp->h_data[p][off + y * pitch + x] =
+              word[x % (2 * specs[p].words_per_pixel)];
+    }
+    CUDA_OK (cudaMalloc ((void **) &wp->d_data[p], size));
+    CUDA_OK (cudaMemcpy (wp->d_data[p], wp->h_data[p], size,
+            cudaMemcpyHostToDevice));
+    wp->host[p] = wp->dev[p] = pl;
+    wp->host[p].data = wp->h_data[p] + off;
+    wp->dev[p].data = wp->d_data[p] + off;
+  }
+}
+
+void
+word_planes_clear (WordPlanes * wp)
+{
+  gint p;
+
+  for (p = 0; p < wp->n_planes; p++) {
+    CUDA_OK (cudaFree (wp->d_data[p]));
+    g_free (wp->h_data[p]);
+  }
+}
+
+static const WordPlaneSpec p010_planes[] = {
+  {1, {0, -1}, 1, 1}, {2, {1, 2}, 2, 2},
+}, i420_planes[] = {
+  {1, {0, -1}, 1, 1}, {1, {1, -1}, 2, 2}, {1, {2, -1}, 2, 2},
+}, y444_planes[] = {
+  {1, {0, -1}, 1, 1}, {1, {1, -1}, 1, 1}, {1, {2, -1}, 1, 1},
+}, u_only_planes[] = {
+  {2, {1, -1}, 2, 2},
+}, v_only_planes[] = {
+  {2, {-1, 2}, 2, 2},
+};
+
+const WordLayout word_layouts[] = {
+  {"P010", p010_planes, 2, 10, 6}, {"P012", p010_planes, 2, 12, 4},
+  {"P016", p010_planes, 2, 16, 0}, {"I420_10", i420_planes, 3, 10, 0},
+  {"I420_12", i420_planes, 3, 12, 0}, {"Y444_16", y444_planes, 3, 16, 0},
+  {"GRAY16", y444_planes, 1, 16, 0}, {"U of P010", u_only_planes, 1, 10, 6},
+  {"V of P010", v_only_planes, 1, 10, 6}, {"9 bits", y444_planes, 3, 9, 7},
+};
+
+const guint n_word_layouts = G_N_ELEMENTS (word_layouts);
+
 /* what cf_kernel_test_run() runs, for make_suite() */
 static const gchar *suite_name;
 static const CfKernelTest *suite_tests;

@@ -100,6 +100,41 @@ void region_planes_init (RegionPlanes * rp, const HistPlaneSpec * spec,
 
 void region_planes_clear (RegionPlanes * rp);
 
+/* A plane of 16-bit words of a high-bit layout (#48): its words per pixel
+ * and their channels, and its subsampling. */
+typedef struct
+{
+  gint words_per_pixel, channel[2];
+  gint w_div, h_div;
+} WordPlaneSpec;
+
+/* The planes of @specs for a @w x @h frame at @depth and @shift, in host
+ * and device memory: random words (stray bits outside the samples
+ * included), or with @solid one random word a word of a pixel. */
+typedef struct
+{
+  gint n_planes;
+  CfWordPlane host[CF_HIST_MAX_PLANES], dev[CF_HIST_MAX_PLANES];
+  guint8 *h_data[CF_HIST_MAX_PLANES], *d_data[CF_HIST_MAX_PLANES];
+} WordPlanes;
+
+void word_planes_init (WordPlanes * wp, const WordPlaneSpec * specs, gint n,
+    gint depth, gint shift, gint w, gint h, PitchMode mode, gboolean solid);
+
+void word_planes_clear (WordPlanes * wp);
+
+/* the high-bit layouts of the kernel tests: every one the elements take,
+ * a plane of one channel of two words, and 9 bits */
+typedef struct
+{
+  const gchar *name;
+  const WordPlaneSpec *specs;
+  gint n, depth, shift;
+} WordLayout;
+
+extern const WordLayout word_layouts[];
+extern const guint n_word_layouts;
+
 /* ---- the program ---- */
 
 /* A test of a kernel program (a GST_START_TEST), under the name

@@ -362,65 +362,27 @@ GST_END_TEST;
 
 /* ---- high bit depth (#48): planes of 16-bit words ---- */
 
-typedef struct
-{
-  gint words_per_pixel, channel[2];
-  gint w_div, h_div;            /* subsampling */
-} WordPlaneSpec;
-
-/* Planes of @specs for a @w x @h frame at @depth and @shift, random words
- * (stray bits outside the samples included) or one solid word a channel,
- * counted on the CPU and on the GPU three times: by cf_hist_word_planes()
- * over poisoned counts, twice, and by cf_hist_word_planes_add() into
- * zeroed sums, which also zeroes a poisoned next buffer. */
+/* The planes of @layout at @w x @h (cf-kernel-test.h), counted on the CPU
+ * and on the GPU three times: by cf_hist_word_planes() over poisoned
+ * counts, twice, and by cf_hist_word_planes_add() into zeroed sums, which
+ * also zeroes a poisoned next buffer. */
 static void
-check_word_planes (const WordPlaneSpec * specs, gint n, gint depth,
-    gint shift, gint w, gint h, PitchMode mode, gboolean solid,
-    const gchar * name)
+check_word_planes (const WordLayout * layout, gint w, gint h, PitchMode mode,
+    gboolean solid)
 {
-  const gsize n_counts = cf_hist_word_sums_bytes (depth) / 4;
-  const gint levels = CF_HIST_LEVELS (depth);
+  const gsize n_counts = cf_hist_word_sums_bytes (layout->depth) / 4;
+  const gint levels = CF_HIST_LEVELS (layout->depth);
   guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
-  CfWordPlane host[CF_HIST_MAX_PLANES], dev[CF_HIST_MAX_PLANES];
-  guint8 *hbuf[CF_HIST_MAX_PLANES], *dbuf[CF_HIST_MAX_PLANES];
   guint32 *d_counts, *d_next;
-  gchar *what = g_strdup_printf ("%s depth %d shift %d %dx%d pitch mode %d%s",
-      name, depth, shift, w, h, mode, solid ? " solid" : "");
-  gint p, run;
+  gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s", layout->name, w,
+      h, mode, solid ? " solid" : "");
+  WordPlanes wp;
+  gint run;
   gsize i;
 
-  for (p = 0; p < n; p++) {
-    gint pw = (w + specs[p].w_div - 1) / specs[p].w_div;
-    gint ph = (h + specs[p].h_div - 1) / specs[p].h_div;
-    gsize row = (gsize) pw * specs[p].words_per_pixel * 2;
-    gsize pitch = mode == PITCH_TIGHT ? row : mode == PITCH_PADDED ?
-        GST_ROUND_UP_N (row, 256) + 256 : row + 3;
-    gsize off = mode == PITCH_MISALIGNED ? 5 : 0;
-    gsize size = off + pitch * ph;
-    CfWordPlane pl = { NULL, pitch, pw, ph, specs[p].words_per_pixel,
-      {specs[p].channel[0], specs[p].channel[1]}, depth, shift
-    };
-
-    hbuf[p] = g_malloc (size);
-    cf_test_fill_random (rand_, hbuf[p], size);
-    if (solid) {
-      guint8 word[4];
-      gint y;
-      gsize x;
-
-      cf_test_fill_random (rand_, word, 4);
-      for (y = 0; y < ph; y++)
-        for (x = 0; x < row; x++)
-          hbuf[p][off + y * pitch + x] =
-              word[x % (2 * specs[p].words_per_pixel)];
-    }
-    CUDA_OK (cudaMalloc ((void **) &dbuf[p], size));
-    CUDA_OK (cudaMemcpy (dbuf[p], hbuf[p], size, cudaMemcpyHostToDevice));
-    host[p] = dev[p] = pl;
-    host[p].data = hbuf[p] + off;
-    dev[p].data = dbuf[p] + off;
-  }
-  cf_ref_hist_word_planes (host, n, want);
+  word_planes_init (&wp, layout->specs, layout->n, layout->depth,
+      layout->shift, w, h, mode, solid);
+  cf_ref_hist_word_planes (wp.host, wp.n_planes, want);
   CUDA_OK (cudaMalloc ((void **) &d_counts, n_counts * 4));
   CUDA_OK (cudaMalloc ((void **) &d_next, n_counts * 4));
   for (run = 0; run < 3; run++) {
@@ -428,11 +390,12 @@ check_word_planes (const WordPlaneSpec * specs, gint n, gint depth,
 
     if (run < 2) {
       CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
-      err = cf_hist_word_planes (dev, n, d_counts, NULL);
+      err = cf_hist_word_planes (wp.dev, wp.n_planes, d_counts, NULL);
     } else {
       CUDA_OK (cudaMemset (d_counts, 0, n_counts * 4));
       CUDA_OK (cudaMemset (d_next, POISON, n_counts * 4));
-      err = cf_hist_word_planes_add (dev, n, d_counts, d_next, NULL);
+      err = cf_hist_word_planes_add (wp.dev, wp.n_planes, d_counts, d_next,
+          NULL);
     }
     fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
     CUDA_OK (cudaDeviceSynchronize ());
@@ -449,10 +412,7 @@ check_word_planes (const WordPlaneSpec * specs, gint n, gint depth,
         what, (gint) i, got[i]);
   CUDA_OK (cudaFree (d_next));
   CUDA_OK (cudaFree (d_counts));
-  for (p = 0; p < n; p++) {
-    CUDA_OK (cudaFree (dbuf[p]));
-    g_free (hbuf[p]);
-  }
+  word_planes_clear (&wp);
   g_free (what);
   g_free (want);
   g_free (got);
@@ -460,38 +420,15 @@ check_word_planes (const WordPlaneSpec * specs, gint n, gint depth,
 
 GST_START_TEST (test_hist_words_equals_reference)
 {
-  static const WordPlaneSpec p010[] = {
-    {1, {0, -1}, 1, 1}, {2, {1, 2}, 2, 2},
-  }, i420[] = {
-    {1, {0, -1}, 1, 1}, {1, {1, -1}, 2, 2}, {1, {2, -1}, 2, 2},
-  }, y444[] = {
-    {1, {0, -1}, 1, 1}, {1, {1, -1}, 1, 1}, {1, {2, -1}, 1, 1},
-  }, u_only[] = {
-    {2, {1, -1}, 2, 2},
-  };
-  static const struct
-  {
-    const gchar *name;
-    const WordPlaneSpec *specs;
-    gint n, depth, shift;
-  } layouts[] = {
-    {"P010", p010, 2, 10, 6}, {"P012", p010, 2, 12, 4},
-    {"P016", p010, 2, 16, 0}, {"I420_10", i420, 3, 10, 0},
-    {"I420_12", i420, 3, 12, 0}, {"Y444_16", y444, 3, 16, 0},
-    {"GRAY16", y444, 1, 16, 0}, {"U of P010", u_only, 1, 10, 6},
-    {"9 bits", y444, 3, 9, 7},
-  };
   guint l, s, mode;
 
-  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+  for (l = 0; l < n_word_layouts; l++)
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
-        check_word_planes (layouts[l].specs, layouts[l].n, layouts[l].depth,
-            layouts[l].shift, sizes[s].w, sizes[s].h, mode, FALSE,
-            layouts[l].name);
-      check_word_planes (layouts[l].specs, layouts[l].n, layouts[l].depth,
-          layouts[l].shift, sizes[s].w, sizes[s].h, PITCH_PADDED, TRUE,
-          layouts[l].name);
+        check_word_planes (&word_layouts[l], sizes[s].w, sizes[s].h, mode,
+            FALSE);
+      check_word_planes (&word_layouts[l], sizes[s].w, sizes[s].h,
+          PITCH_PADDED, TRUE);
     }
 }
 

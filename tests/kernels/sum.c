@@ -385,7 +385,139 @@ GST_START_TEST (test_sum_invalid_arguments)
 
 GST_END_TEST;
 
+/* ---- high bit depth (#48): planes of 16-bit words ---- */
+
+/* The planes of @layout at @w x @h (cf-kernel-test.h): the statistics and
+ * the 8-bit key plane from the GPU (into zeroed sums, over a poisoned key
+ * plane, zeroing a poisoned next buffer) and from the CPU. */
+static void
+check_word_stats (const WordLayout * layout, gint w, gint h, PitchMode mode,
+    gboolean solid)
+{
+  const gsize sums_bytes = cf_sum_word_sums_bytes (), next_bytes = 4096;
+  const gsize key_pitch = GST_ROUND_UP_16 (w) + 16;
+  const gboolean keyed = layout->specs[0].words_per_pixel == 1;
+  guint8 *d_sums, *d_next, *d_key, *h_key = g_malloc (key_pitch * h);
+  guint8 *want_key = g_malloc0 (key_pitch * h), *host_sums, *host_next;
+  gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s", layout->name, w,
+      h, mode, solid ? " solid" : "");
+  CfWordStats want, got;
+  WordPlanes wp;
+  CfError err;
+  gint c, y;
+  gsize i;
+
+  word_planes_init (&wp, layout->specs, layout->n, layout->depth,
+      layout->shift, w, h, mode, solid);
+  cf_ref_sum_word_planes (wp.host, wp.n_planes, &want, keyed ? want_key :
+      NULL, key_pitch);
+  CUDA_OK (cudaMalloc ((void **) &d_sums, sums_bytes));
+  CUDA_OK (cudaMalloc ((void **) &d_next, next_bytes));
+  CUDA_OK (cudaMalloc ((void **) &d_key, key_pitch * h));
+  CUDA_OK (cudaMemset (d_sums, 0, sums_bytes));
+  CUDA_OK (cudaMemset (d_next, POISON, next_bytes));
+  CUDA_OK (cudaMemset (d_key, POISON, key_pitch * h));
+  err = cf_sum_word_planes_add (wp.dev, wp.n_planes, d_sums, keyed ? d_key :
+      NULL, key_pitch, d_next, next_bytes, NULL);
+  fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+  CUDA_OK (cudaDeviceSynchronize ());
+  host_sums = g_malloc (sums_bytes);
+  host_next = g_malloc (next_bytes);
+  CUDA_OK (cudaMemcpy (host_sums, d_sums, sums_bytes, cudaMemcpyDeviceToHost));
+  CUDA_OK (cudaMemcpy (host_next, d_next, next_bytes, cudaMemcpyDeviceToHost));
+  CUDA_OK (cudaMemcpy (h_key, d_key, key_pitch * h, cudaMemcpyDeviceToHost));
+  cf_sum_word_sums_read (host_sums, &got);
+  for (c = 0; c < CF_HIST_WORD_CHANNELS; c++) {
+    fail_unless (got.sum[c] == want.sum[c], "%s: channel %d sum %"
+        G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, what, c, got.sum[c],
+        want.sum[c]);
+    fail_unless (got.sum_squares[c] == want.sum_squares[c], "%s: channel %d "
+        "squares %" G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, what, c,
+        got.sum_squares[c], want.sum_squares[c]);
+    fail_unless (got.min[c] == want.min[c] && got.max[c] == want.max[c],
+        "%s: channel %d min/max %u/%u, want %u/%u", what, c, got.min[c],
+        got.max[c], want.min[c], want.max[c]);
+  }
+  for (i = 0; i < next_bytes; i++)
+    fail_unless (host_next[i] == 0, "%s: next buffer byte %d not zeroed",
+        what, (gint) i);
+  if (keyed)
+    for (y = 0; y < h; y++)
+      fail_unless (memcmp (h_key + y * key_pitch, want_key + y * key_pitch,
+              w) == 0, "%s: key row %d differs", what, y);
+
+  CUDA_OK (cudaFree (d_key));
+  CUDA_OK (cudaFree (d_next));
+  CUDA_OK (cudaFree (d_sums));
+  word_planes_clear (&wp);
+  g_free (host_sums);
+  g_free (host_next);
+  g_free (h_key);
+  g_free (want_key);
+  g_free (what);
+}
+
+GST_START_TEST (test_sum_words_equals_reference)
+{
+  guint l, s, mode;
+
+  for (l = 0; l < n_word_layouts; l++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+        check_word_stats (&word_layouts[l], sizes[s].w, sizes[s].h, mode,
+            FALSE);
+      check_word_stats (&word_layouts[l], sizes[s].w, sizes[s].h,
+          PITCH_PADDED, TRUE);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sum_words_invalid_arguments)
+{
+  guint8 *d;
+  CfWordPlane pl = { NULL, 64, 4, 4, 1, {0, -1}, 10, 6 };
+  const gsize sums = cf_sum_word_sums_bytes ();
+
+  CUDA_OK (cudaMalloc ((void **) &d, 8192));
+  pl.data = d;
+  fail_unless (cf_sum_word_planes_add (&pl, 1, d + 4096, d + 6144, 64, NULL,
+          0, NULL) == 0);
+  fail_unless (cf_sum_word_planes_add (&pl, 1, d + 4096, NULL, 0,
+          d + 4096 + sums, 64, NULL) == 0);
+  fail_if (cf_sum_word_planes_add (&pl, 0, d + 4096, NULL, 0, NULL, 0,
+          NULL) == 0);
+  fail_if (cf_sum_word_planes_add (&pl, 1, NULL, NULL, 0, NULL, 0, NULL) == 0);
+  /* sums not 8-byte aligned; the next buffer over them */
+  fail_if (cf_sum_word_planes_add (&pl, 1, d + 4100, NULL, 0, NULL, 0,
+          NULL) == 0);
+  fail_if (cf_sum_word_planes_add (&pl, 1, d + 4096, NULL, 0, d + 4104, 64,
+          NULL) == 0);
+  /* a key plane unaligned, too narrow, or of a plane of two words */
+  fail_if (cf_sum_word_planes_add (&pl, 1, d + 4096, d + 6145, 64, NULL, 0,
+          NULL) == 0);
+  fail_if (cf_sum_word_planes_add (&pl, 1, d + 4096, d + 6144, 0, NULL, 0,
+          NULL) == 0);
+  pl.words_per_pixel = 2;
+  fail_if (cf_sum_word_planes_add (&pl, 1, d + 4096, d + 6144, 64, NULL, 0,
+          NULL) == 0);
+  pl.words_per_pixel = 1;
+  pl.depth = 8;
+  fail_if (cf_sum_word_planes_add (&pl, 1, d + 4096, NULL, 0, NULL, 0,
+          NULL) == 0);
+  pl.depth = 10;
+  pl.shift = 7;
+  fail_if (cf_sum_word_planes_add (&pl, 1, d + 4096, NULL, 0, NULL, 0,
+          NULL) == 0);
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaFree (d));
+}
+
+GST_END_TEST;
+
 CF_KERNEL_TEST_MAIN ("kernels-sum",
     CF_KERNEL_TEST (test_sum_equals_reference),
     CF_KERNEL_TEST (test_sum_regions),
-    CF_KERNEL_TEST (test_sum_invalid_arguments));
+    CF_KERNEL_TEST (test_sum_invalid_arguments),
+    CF_KERNEL_TEST (test_sum_words_equals_reference),
+    CF_KERNEL_TEST (test_sum_words_invalid_arguments));

@@ -343,11 +343,11 @@ GST_START_TEST (test_hist_properties_and_caps)
           "width=8, height=8, framerate=30/1"),
       "video/x-raw(memory:CUDAMemory), format={P010_10LE, P016_LE, "
       "I420_10LE, Y444_16LE}, width=8, height=8, framerate=30/1");
-  /* cudasum: 8 bits only, for now */
-  caps = src_caps_of ("cudasum", "video/x-raw, format=P010_10LE, width=8, "
-      "height=8, framerate=30/1");
-  fail_unless (gst_caps_is_empty (caps));
-  gst_caps_unref (caps);
+  /* cudasum: the same formats */
+  caps = src_caps_of ("cudasum", "video/x-raw, format={P010_10LE, "
+      "GRAY16_LE, RGB10A2_LE}, width=8, height=8, framerate=30/1");
+  assert_caps_equal (caps, "video/x-raw, format={P010_10LE, GRAY16_LE}, "
+      "width=8, height=8, framerate=30/1");
 }
 
 GST_END_TEST;
