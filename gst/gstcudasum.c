@@ -22,7 +22,16 @@
  * message follows when the GPU is done.
  *
  * Luma is the Y plane of YUV formats and GRAY8, and for RGB formats
- * (19595 R + 38470 G + 7471 B + 32768) >> 16.  With #GstCudaSum:detect:
+ * (19595 R + 38470 G + 7471 B + 32768) >> 16.
+ *
+ * Formats of 10 to 16 bits in 16-bit words (P010_10LE, P012_LE, P016_LE,
+ * I420_10LE, I420_12LE, Y444_10LE, Y444_12LE, Y444_16LE, and GRAY16_LE in
+ * system memory; #cudahist lists their depths) are taken too: `depth`
+ * gives the bits of a sample d, and the statistics are in the sample's
+ * units, 0 to 2^d - 1, the percentiles over 2^min(d, 12) levels (the
+ * lowest value of the level).  The profiles and the detectors work on the
+ * luma at 8 bits, v >> (d - 8), so that their fields and thresholds are
+ * in 8-bit units at every depth.  With #GstCudaSum:detect:
  *
  * - `crop`: `crop-x`, `crop-y`, `crop-width`, `crop-height`, the rectangle
  *   of the rows and columns whose mean luma is above
@@ -51,6 +60,10 @@
  * |[
  * gst-launch-1.0 -m uridecodebin uri=file:///path/to/video.mp4 ! cudasum detect=cut+black+freeze+crop post-messages=false ! fakesink
  * ]| Print the scene cuts, black and freeze segments and crop changes.
+ * |[
+ * gst-launch-1.0 -m filesrc location=hdr10.mkv ! matroskademux ! h265parse ! nvh265dec ! cudasum percentiles=true detect=black ! fakesink
+ * ]| The 10-bit statistics and black frames of an HEVC Main10 stream, in
+ * the decoder's P010 frames on the GPU.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -606,11 +619,14 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
    * GstCudaSum:black-threshold:
    *
    * Luma at or under which a pixel is black (`black`), and a row or column
-   * of the border is black when its mean luma is (`crop`).
+   * of the border is black when its mean luma is (`crop`).  In 8-bit
+   * units at every depth: the luma of a high-bit format at 8 bits,
+   * v >> (depth - 8), is compared with it.
    */
   g_object_class_install_property (gobject_class, PROP_BLACK_THRESHOLD,
       g_param_spec_uint ("black-threshold", "Black threshold",
-          "Luma at or under which a pixel, row or column is black", 0, 255,
+          "Luma at or under which a pixel, row or column is black, in 8-bit "
+          "units at every depth", 0, 255,
           DEFAULT_BLACK_THRESHOLD, flags | GST_PARAM_CONTROLLABLE));
 
   cf_detect_install_properties (gobject_class, PROP_DETECT_FIRST);

@@ -12,9 +12,9 @@
  * block is large and there is one wave of them.
  *
  * A plane whose rows all start on 16 bytes (a decoder's or cudaupload's
- * frame) is read as one flat run of 16-byte vectors, whatever the rows'
- * length, a lane loading its next two while it counts two, then the last
- * words of each row that make no whole vector.  Any other plane (a region of interest starting
+ * frame) is read as one flat run of 16-byte vectors, a lane's two at a
+ * time, whatever the rows' length, then the last words of each row that
+ * make no whole vector.  Any other plane (a region of interest starting
  * mid-row, rows padded by an odd count) is read a row per block in turn,
  * from the row's first 16-byte boundary on, words before it one at a time
  * and a row at an odd address a byte at a time.  The same counts as
@@ -102,10 +102,6 @@ count_rows (const CfWordPlane & pl, int block, int blocks,
   }
 }
 
-/* vectors a lane loads at once, in flight while it counts the previous
- * ones */
-constexpr int kWordsVectors = 2;
-
 /* A plane of rows on 16 bytes: its vectors as one flat run, thread @t of
  * @threads; then each row's last words. */
 __device__ void
@@ -118,40 +114,30 @@ count_flat (const CfWordPlane & pl, int t, int threads, const WordCounter & c)
 
   if (row_vecs > 0) {
     const long long n = (long long) row_vecs * pl.height;
-    /* (y, j): the lane's next vector, j of row y, stepped by `threads`
-     * vectors; k: its index in the run */
+    /* (y, j): vector j of row y, stepped by `threads` vectors */
     const int dy = threads / row_vecs, dj = threads % row_vecs;
     int y = t / row_vecs, j = t % row_vecs;
-    long long k = t;
-    auto load =[&]() {
-      uint4 v = make_uint4 (0, 0, 0, 0);
-      if (k < n)
-        v = *(const uint4 *) (base + (size_t) y * pl.pitch + 16 * j);
-      k += threads;
+    for (long long k = t; k < n; k += 2 * (long long) threads) {
+      const uint4 a = *(const uint4 *) (base + (size_t) y * pl.pitch + 16 * j);
       y += dy;
       j += dj;
       if (j >= row_vecs) {
         j -= row_vecs;
         y++;
       }
-      return v;
-    };
-    uint4 v[kWordsVectors];
-#pragma unroll
-    for (int u = 0; u < kWordsVectors; u++)
-      v[u] = load ();
-    for (long long first = t; first < n;
-        first += kWordsVectors * (long long) threads) {
-      uint4 next[kWordsVectors];
-#pragma unroll
-      for (int u = 0; u < kWordsVectors; u++)
-        next[u] = load ();
-#pragma unroll
-      for (int u = 0; u < kWordsVectors; u++) {
-        if (first + u * (long long) threads < n)
-          c.count8 (v[u], wpp);
-        v[u] = next[u];
+      const bool has_b = k + threads < n;
+      uint4 b = make_uint4 (0, 0, 0, 0);
+      if (has_b)
+        b = *(const uint4 *) (base + (size_t) y * pl.pitch + 16 * j);
+      y += dy;
+      j += dj;
+      if (j >= row_vecs) {
+        j -= row_vecs;
+        y++;
       }
+      c.count8 (a, wpp);
+      if (has_b)
+        c.count8 (b, wpp);
     }
   }
   const int tail = samples - 8 * row_vecs;
