@@ -41,6 +41,7 @@
 #include "cudafilters-kernels-testing.h"
 #include "kernels-common.cuh"
 #include "launch-settings.cuh"
+#include "word-planes.cuh"
 
 #include "hist-policy.cuh"
 #include "hist-device.cuh"
@@ -425,74 +426,29 @@ extern "C" CfError
 cf_hist_word_planes_add (const CfWordPlane * planes, int n_planes,
     void *sums, void *zero_next, CfStream stream)
 {
-  WordPlanes args;
-
-  if (!planes || !sums || n_planes < 1 || n_planes > CF_HIST_MAX_PLANES
-      || planes[0].depth < 9 || planes[0].depth > 16
+  if (!cf::word_planes_valid (planes, n_planes) || !sums
       || ((uintptr_t) sums & 3) || ((uintptr_t) zero_next & 3))
     return cudaErrorInvalidValue;
   const int depth = planes[0].depth;
   const size_t bytes = cf_hist_word_sums_bytes (depth);
-  if (zero_next && (char *) zero_next < (char *) sums + bytes
-      && (char *) sums < (char *) zero_next + bytes)
+  if (cf::buffers_overlap (sums, bytes, zero_next, bytes))
     return cudaErrorInvalidValue;
-  int max_wpp = 1;
-  double plane_bytes[CF_HIST_MAX_PLANES], all_bytes = 0;
-  for (int p = 0; p < n_planes; p++) {
-    const CfWordPlane & pl = planes[p];
-    if (pl.width < 0 || pl.height < 0 || pl.depth != depth
-        || pl.shift < 0 || pl.depth + pl.shift > 16
-        || (pl.words_per_pixel != 1 && pl.words_per_pixel != 2)
-        || pl.pitch < (size_t) pl.width * pl.words_per_pixel * 2
-        || (long long) pl.width * pl.words_per_pixel > INT32_MAX / 2)
-      return cudaErrorInvalidValue;
-    const bool counted = pl.width > 0 && pl.height > 0;
-    if (counted && !pl.data)
-      return cudaErrorInvalidValue;
-    for (int w = 0; w < pl.words_per_pixel; w++)
-      if (pl.channel[w] < -1 || pl.channel[w] >= CF_HIST_WORD_CHANNELS)
-        return cudaErrorInvalidValue;
-    args.plane[p] = pl;
-    plane_bytes[p] = counted ? 2.0 * pl.width * pl.words_per_pixel *
-        pl.height : 0;
-    all_bytes += plane_bytes[p];
-    max_wpp = pl.words_per_pixel > max_wpp ? pl.words_per_pixel : max_wpp;
-  }
   cf_forget_earlier_errors ();
   const int levels = CF_HIST_LEVELS (depth);
-  const size_t smem = sizeof (uint32_t) * max_wpp * levels;
-  const cf::DeviceInfo * dev;
-  int resident;
-  cudaError_t err = cf::current_device_info (&dev);
-  if (err == cudaSuccess)
-    err = cf::resident_blocks_per_sm ((const void *) words_hist_kernel,
-        kWordsBlockThreads, smem, &resident);
+  const size_t smem = sizeof (uint32_t) * levels *
+      cf::max_words_per_pixel (planes, n_planes);
+  cf::WordLaunch launch;
+  cudaError_t err = cf::share_word_blocks (planes, n_planes,
+      (const void *) words_hist_kernel, kWordsBlockThreads, smem, &launch);
   if (err != cudaSuccess)
     return err;
-  /* one wave of blocks, fewer for a small frame: each block at least
-   * kWordsMinBlockBytes, as its counters' set-up and adding out cost about
-   * as much as counting that many */
-  const double kWordsMinBlockBytes = 16384;
-  double wave = (double) dev->sm_count * (resident > 0 ? resident : 1);
-  double blocks = all_bytes / kWordsMinBlockBytes;
-  blocks = blocks < wave ? blocks : wave;
-  /* the planes share them by their bytes, a block at least each counted
-   * plane (an empty region still gets one block, to zero zero_next) */
+  WordPlanes args;
+  for (int p = 0; p < n_planes; p++)
+    args.plane[p] = planes[p];
+  for (int p = 0; p <= n_planes; p++)
+    args.first_block[p] = launch.first_block[p];
   args.n_planes = n_planes;
-  args.first_block[0] = 0;
-  for (int p = 0; p < n_planes; p++) {
-    int n = all_bytes > 0 ? (int) (blocks * plane_bytes[p] / all_bytes) : 0;
-    if (plane_bytes[p] > 0 && n < 1)
-      n = 1;
-    args.first_block[p + 1] = args.first_block[p] + n;
-  }
-  int grid = args.first_block[n_planes];
-  if (grid == 0) {
-    grid = 1;
-    for (int p = 1; p <= n_planes; p++)
-      args.first_block[p] = 1;
-  }
-  words_hist_kernel <<< grid, kWordsBlockThreads, smem,
+  words_hist_kernel <<< launch.grid, kWordsBlockThreads, smem,
       (cudaStream_t) stream >>> (args, levels, (uint32_t *) sums,
       (uint32_t *) zero_next);
   return cudaGetLastError ();

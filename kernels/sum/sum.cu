@@ -39,6 +39,7 @@
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 #include "launch-settings.cuh"
+#include "word-planes.cuh"
 
 #include "sum-policy.cuh"
 #include "sum-device.cuh"
@@ -394,72 +395,32 @@ cf_sum_word_planes_add (const CfWordPlane * planes, int n_planes,
     void *sums, uint8_t * key8, size_t key8_pitch, void *zero_next,
     size_t zero_bytes, CfStream stream)
 {
-  WordStatsArgs args;
-  const uintptr_t sums_at = (uintptr_t) sums, zero_at = (uintptr_t) zero_next;
-
-  if (!planes || !sums || n_planes < 1 || n_planes > CF_HIST_MAX_PLANES
-      || planes[0].depth < 9 || planes[0].depth > 16 || (sums_at & 7)
-      || (zero_at & 3) || zero_bytes % 4 || (zero_bytes && !zero_next)
-      || (zero_bytes && zero_at < sums_at + sizeof (WordSums)
-          && sums_at < zero_at + zero_bytes))
+  if (!cf::word_planes_valid (planes, n_planes) || !sums
+      || ((uintptr_t) sums & 7) || ((uintptr_t) zero_next & 3)
+      || zero_bytes % 4 || (zero_bytes && !zero_next)
+      || cf::buffers_overlap (sums, sizeof (WordSums),
+          zero_bytes ? zero_next : nullptr, zero_bytes))
     return cudaErrorInvalidValue;
   if (key8 && (planes[0].words_per_pixel != 1 || ((uintptr_t) key8 & 15)
           || key8_pitch % 16 || key8_pitch < (size_t) planes[0].width))
     return cudaErrorInvalidValue;
-  const int depth = planes[0].depth;
-  double plane_bytes[CF_HIST_MAX_PLANES], all_bytes = 0;
-  for (int p = 0; p < n_planes; p++) {
-    const CfWordPlane & pl = planes[p];
-    if (pl.width < 0 || pl.height < 0 || pl.depth != depth
-        || pl.shift < 0 || pl.depth + pl.shift > 16
-        || (pl.words_per_pixel != 1 && pl.words_per_pixel != 2)
-        || pl.pitch < (size_t) pl.width * pl.words_per_pixel * 2
-        || (long long) pl.width * pl.words_per_pixel > INT32_MAX / 2)
-      return cudaErrorInvalidValue;
-    const bool counted = pl.width > 0 && pl.height > 0;
-    if (counted && !pl.data)
-      return cudaErrorInvalidValue;
-    for (int w = 0; w < pl.words_per_pixel; w++)
-      if (pl.channel[w] < -1 || pl.channel[w] >= CF_HIST_WORD_CHANNELS)
-        return cudaErrorInvalidValue;
-    args.plane[p] = pl;
-    plane_bytes[p] = counted ? 2.0 * pl.width * pl.words_per_pixel *
-        pl.height : 0;
-    all_bytes += plane_bytes[p];
-  }
   cf_forget_earlier_errors ();
-  const cf::DeviceInfo * dev;
-  int resident;
-  cudaError_t err = cf::current_device_info (&dev);
-  if (err == cudaSuccess)
-    err = cf::resident_blocks_per_sm ((const void *) words_stats_kernel,
-        kWordStatsThreads, 0, &resident);
+  cf::WordLaunch launch;
+  cudaError_t err = cf::share_word_blocks (planes, n_planes,
+      (const void *) words_stats_kernel, kWordStatsThreads, 0, &launch);
   if (err != cudaSuccess)
     return err;
-  /* one wave of blocks, fewer for a small frame (each at least 16 KB), the
-   * planes sharing them by their bytes, as the high-bit histogram's */
-  double wave = (double) dev->sm_count * (resident > 0 ? resident : 1);
-  double blocks = all_bytes / 16384;
-  blocks = blocks < wave ? blocks : wave;
+  WordStatsArgs args;
+  for (int p = 0; p < n_planes; p++)
+    args.plane[p] = planes[p];
+  for (int p = 0; p <= n_planes; p++)
+    args.first_block[p] = launch.first_block[p];
   args.n_planes = n_planes;
-  args.first_block[0] = 0;
-  for (int p = 0; p < n_planes; p++) {
-    int n = all_bytes > 0 ? (int) (blocks * plane_bytes[p] / all_bytes) : 0;
-    if (plane_bytes[p] > 0 && n < 1)
-      n = 1;
-    args.first_block[p + 1] = args.first_block[p] + n;
-  }
-  int grid = args.first_block[n_planes];
-  if (grid == 0) {
-    grid = 1;
-    for (int p = 1; p <= n_planes; p++)
-      args.first_block[p] = 1;
-  }
   args.key8 = key8;
   args.key8_pitch = key8_pitch;
   args.zero_next = (uint32_t *) zero_next;
   args.zero_words = zero_bytes / 4;
-  words_stats_kernel <<< grid, kWordStatsThreads, 0,
+  words_stats_kernel <<< launch.grid, kWordStatsThreads, 0,
       (cudaStream_t) stream >>> (args, (WordSums *) sums);
   return cudaGetLastError ();
 }

@@ -1,6 +1,8 @@
 /* The helpers shared by the tests: see cf-test-util.h. */
 #include "cf-test-util.h"
 
+#include <math.h>
+
 GRand *rand_;
 const gchar *cf_test_skip_reason;
 
@@ -439,4 +441,30 @@ cf_test_check_array_format (const GstStructure * s, const gchar * field,
   fail_unless (buffer ? GST_VALUE_HOLDS_BUFFER (v) : GST_VALUE_HOLDS_ARRAY (v),
       "%s: %s is a %s, not a %s", what, field, G_VALUE_TYPE_NAME (v),
       buffer ? "GstBuffer" : "GstValueArray");
+}
+
+guint
+cf_test_uint_at (const GstStructure * s, const gchar * field, guint i)
+{
+  const GValue *arr = gst_structure_get_value (s, field);
+
+  fail_unless (arr != NULL, "no field %s", field);
+  return g_value_get_uint (gst_value_array_get_value (arr, i));
+}
+
+gdouble
+cf_test_double_at (const GstStructure * s, const gchar * field, guint i)
+{
+  const GValue *arr = gst_structure_get_value (s, field);
+
+  fail_unless (arr != NULL, "no field %s", field);
+  return g_value_get_double (gst_value_array_get_value (arr, i));
+}
+
+void
+cf_test_check_close (gdouble got, gdouble want, const gchar * what,
+    const gchar * field, guint i)
+{
+  fail_unless (fabs (got - want) <= 1e-9 * MAX (fabs (want), 1e-300) ||
+      got == want, "%s: %s[%u] = %.17g, want %.17g", what, field, i, got, want);
 }

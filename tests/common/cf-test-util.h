@@ -193,6 +193,15 @@ GstStructure *cf_test_meta_result (GstHarness * h, GstBuffer * in,
 guint cf_test_array_length (const GstStructure * s, const gchar * field);
 guint64 cf_test_array_uint64 (const GstStructure * s, const gchar * field,
     guint i);
+/* Entry @i of the GstValueArray @field of @s (a guint; a gdouble),
+ * failing when @field is missing. */
+guint cf_test_uint_at (const GstStructure * s, const gchar * field, guint i);
+gdouble cf_test_double_at (const GstStructure * s, const gchar * field,
+    guint i);
+/* Fails unless @got is @want to 1e-9 of it (@what, @field and @i name
+ * the value). */
+void cf_test_check_close (gdouble got, gdouble want, const gchar * what,
+    const gchar * field, guint i);
 gdouble cf_test_array_double (const GstStructure * s, const gchar * field,
     guint i);
 /* Fails unless @field of @s is in the format the element's @launch line

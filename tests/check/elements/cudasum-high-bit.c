@@ -102,30 +102,6 @@ expected_of_frame (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
   gst_video_frame_unmap (&frame);
 }
 
-static guint
-uint_at (const GstStructure * s, const gchar * field, guint i)
-{
-  const GValue *arr = gst_structure_get_value (s, field);
-  fail_unless (arr != NULL, "no field %s", field);
-  return g_value_get_uint (gst_value_array_get_value (arr, i));
-}
-
-static gdouble
-double_at (const GstStructure * s, const gchar * field, guint i)
-{
-  const GValue *arr = gst_structure_get_value (s, field);
-  fail_unless (arr != NULL, "no field %s", field);
-  return g_value_get_double (gst_value_array_get_value (arr, i));
-}
-
-static void
-check_close (gdouble got, gdouble want, const gchar * what,
-    const gchar * field, guint i)
-{
-  fail_unless (fabs (got - want) <= 1e-9 * MAX (fabs (want), 1e-300) ||
-      got == want, "%s: %s[%u] = %.17g, want %.17g", what, field, i, got, want);
-}
-
 /* the lowest value of the smallest level with at least ceil (p n / 100)
  * (and 1) samples at or under it */
 static guint
@@ -179,28 +155,28 @@ check_frame (const GstStructure * s, const Expected * e, const gchar * what)
 
     fail_unless (got_sum == e->sum[c], "%s: sum[%u] = %" G_GUINT64_FORMAT
         ", want %" G_GUINT64_FORMAT, what, c, got_sum, e->sum[c]);
-    fail_unless_equals_int (uint_at (s, "min", c), e->samples[c] ?
+    fail_unless_equals_int (cf_test_uint_at (s, "min", c), e->samples[c] ?
         e->min[c] : 0);
-    fail_unless_equals_int (uint_at (s, "max", c), e->max[c]);
-    check_close (double_at (s, "mean", c), n ? e->sum[c] / (gdouble) n : 0,
-        what, "mean", c);
-    check_close (double_at (s, "stddev", c), sqrtl (var < 0 ? 0 : var), what,
-        "stddev", c);
-    fail_unless_equals_int (uint_at (s, "low", c), nearest_rank (counts,
+    fail_unless_equals_int (cf_test_uint_at (s, "max", c), e->max[c]);
+    cf_test_check_close (cf_test_double_at (s, "mean", c),
+        n ? e->sum[c] / (gdouble) n : 0, what, "mean", c);
+    cf_test_check_close (cf_test_double_at (s, "stddev", c),
+        sqrtl (var < 0 ? 0 : var), what, "stddev", c);
+    fail_unless_equals_int (cf_test_uint_at (s, "low", c), nearest_rank (counts,
             e->depth, 10));
-    fail_unless_equals_int (uint_at (s, "median", c), nearest_rank (counts,
-            e->depth, 50));
-    fail_unless_equals_int (uint_at (s, "high", c), nearest_rank (counts,
-            e->depth, 90));
+    fail_unless_equals_int (cf_test_uint_at (s, "median", c),
+        nearest_rank (counts, e->depth, 50));
+    fail_unless_equals_int (cf_test_uint_at (s, "high", c),
+        nearest_rank (counts, e->depth, 90));
   }
   /* the profiles, crop and black ratio of the luma at 8 bits */
   fail_unless_equals_int (cf_test_array_length (s, "row-means"), e->rh);
   fail_unless_equals_int (cf_test_array_length (s, "column-means"), e->rw);
   for (i = 0; i < e->rh; i++)
-    check_close (cf_test_array_double (s, "row-means", i), e->rw ?
+    cf_test_check_close (cf_test_array_double (s, "row-means", i), e->rw ?
         (gdouble) e->row_sums[i] / e->rw : 0.0, what, "row-means", i);
   for (i = 0; i < e->rw; i++)
-    check_close (cf_test_array_double (s, "column-means", i), e->rh ?
+    cf_test_check_close (cf_test_array_double (s, "column-means", i), e->rh ?
         (gdouble) e->column_sums[i] / e->rh : 0.0, what, "column-means", i);
   while (top < bottom && e->row_sums[top] <= (guint64) THRESHOLD * e->rw)
     top++;
@@ -397,7 +373,7 @@ GST_START_TEST (test_frame_diff)
       check_frame (s, &e[i], what);
       for (k = 0; i > 0 && k < (gsize) e[i].rw * e[i].rh; k++)
         sad += ABS ((gint) e[i].key[k] - (gint) e[i - 1].key[k]);
-      check_close (get_double (s, "frame-diff"), i ? (gdouble) sad /
+      cf_test_check_close (get_double (s, "frame-diff"), i ? (gdouble) sad /
           ((gdouble) e[i].rw * e[i].rh) : 0.0, what, "frame-diff", 0);
       gst_structure_free (s);
       g_free (what);

@@ -101,30 +101,6 @@ expected_of_frame (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
   gst_video_frame_unmap (&frame);
 }
 
-static guint
-uint_at (const GstStructure * s, const gchar * field, guint i)
-{
-  const GValue *arr = gst_structure_get_value (s, field);
-  fail_unless (arr != NULL, "no field %s", field);
-  return g_value_get_uint (gst_value_array_get_value (arr, i));
-}
-
-static gdouble
-double_at (const GstStructure * s, const gchar * field, guint i)
-{
-  const GValue *arr = gst_structure_get_value (s, field);
-  fail_unless (arr != NULL, "no field %s", field);
-  return g_value_get_double (gst_value_array_get_value (arr, i));
-}
-
-static void
-check_close (gdouble got, gdouble want, const gchar * what,
-    const gchar * field, guint i)
-{
-  fail_unless (fabs (got - want) <= 1e-9 * MAX (fabs (want), 1e-300) ||
-      got == want, "%s: %s[%u] = %.17g, want %.17g", what, field, i, got, want);
-}
-
 /* the smallest v with at least ceil (p n / 100) (and 1) samples <= v */
 static guint
 nearest_rank (const guint64 * counts, guint p)
@@ -172,18 +148,19 @@ check_stats (const GstStructure * s, const Expected * e, guint frames,
 
     fail_unless (got_sum == e->sum[c], "%s: sum[%u] = %" G_GUINT64_FORMAT
         ", want %" G_GUINT64_FORMAT, what, c, got_sum, e->sum[c]);
-    fail_unless_equals_int (uint_at (s, "min", c), e->samples[c] ?
+    fail_unless_equals_int (cf_test_uint_at (s, "min", c), e->samples[c] ?
         e->min[c] : 0);
-    fail_unless_equals_int (uint_at (s, "max", c), e->max[c]);
-    check_close (double_at (s, "mean", c), mean, what, "mean", c);
-    check_close (double_at (s, "stddev", c), sqrtl (var < 0 ? 0 : var), what,
-        "stddev", c);
+    fail_unless_equals_int (cf_test_uint_at (s, "max", c), e->max[c]);
+    cf_test_check_close (cf_test_double_at (s, "mean", c), mean, what, "mean",
+        c);
+    cf_test_check_close (cf_test_double_at (s, "stddev", c),
+        sqrtl (var < 0 ? 0 : var), what, "stddev", c);
     if (percentiles) {
-      fail_unless_equals_int (uint_at (s, "low", c),
+      fail_unless_equals_int (cf_test_uint_at (s, "low", c),
           nearest_rank (e->counts[c], 10));
-      fail_unless_equals_int (uint_at (s, "median", c),
+      fail_unless_equals_int (cf_test_uint_at (s, "median", c),
           nearest_rank (e->counts[c], 50));
-      fail_unless_equals_int (uint_at (s, "high", c),
+      fail_unless_equals_int (cf_test_uint_at (s, "high", c),
           nearest_rank (e->counts[c], 90));
     } else {
       fail_if (gst_structure_has_field (s, "median"), "%s", what);
@@ -193,11 +170,11 @@ check_stats (const GstStructure * s, const Expected * e, guint frames,
     fail_unless_equals_int (cf_test_array_length (s, "row-means"), e->rh);
     fail_unless_equals_int (cf_test_array_length (s, "column-means"), e->rw);
     for (i = 0; i < e->rh; i++)
-      check_close (cf_test_array_double (s, "row-means", i), e->rw ?
+      cf_test_check_close (cf_test_array_double (s, "row-means", i), e->rw ?
           (gdouble) e->row_sums[i] / ((gdouble) frames * e->rw) : 0.0, what,
           "row-means", i);
     for (i = 0; i < e->rw; i++)
-      check_close (cf_test_array_double (s, "column-means", i), e->rh ?
+      cf_test_check_close (cf_test_array_double (s, "column-means", i), e->rh ?
           (gdouble) e->column_sums[i] / ((gdouble) frames * e->rh) : 0.0,
           what, "column-means", i);
   } else {
@@ -437,8 +414,8 @@ GST_START_TEST (test_letterbox)
 
       check_crop (s, want, what);
       /* every border pixel is black and no picture pixel is */
-      check_close (get_double (s, "black-ratio"), black, what, "black-ratio",
-          0);
+      cf_test_check_close (get_double (s, "black-ratio"), black, what,
+          "black-ratio", 0);
       fail_if (gst_structure_has_field (s, "frame-diff"), "%s", what);
       gst_structure_free (s);
       g_free (what);
@@ -565,7 +542,8 @@ GST_START_TEST (test_scene_cut)
         fail_unless (i == 4, "%s: the cut told before frame 4", what);
         cuts++;
       } else {
-        check_close (get_double (s, "frame-diff"), want, what, "frame-diff", 0);
+        cf_test_check_close (get_double (s, "frame-diff"), want, what,
+            "frame-diff", 0);
         i++;
       }
       gst_structure_free (s);
@@ -677,10 +655,10 @@ GST_START_TEST (test_interval)
   check_crop (s, union_rect, "interval");
   fail_unless_equals_int (union_rect[2], 160);
   fail_unless_equals_int (union_rect[3], 90);
-  check_close (get_double (s, "black-ratio"), (gdouble) black / (3 * 160 * 90),
-      "interval", "black-ratio", 0);
+  cf_test_check_close (get_double (s, "black-ratio"),
+      (gdouble) black / (3 * 160 * 90), "interval", "black-ratio", 0);
   /* the largest difference: the letterbox to the pillarbox */
-  check_close (get_double (s, "frame-diff"), max_diff, "interval",
+  cf_test_check_close (get_double (s, "frame-diff"), max_diff, "interval",
       "frame-diff", 0);
   gst_structure_free (s);
 
@@ -688,7 +666,7 @@ GST_START_TEST (test_interval)
   s = next_statistics (bus, 10 * GST_SECOND);
   fail_unless (s != NULL, "no partial interval at EOS");
   check_stats (s, &e[3], 1, TRUE, TRUE, "partial interval");
-  check_close (get_double (s, "frame-diff"), expected_diff (frames[3],
+  cf_test_check_close (get_double (s, "frame-diff"), expected_diff (frames[3],
           frames[2], &info), "partial interval", "frame-diff", 0);
   gst_structure_free (s);
 
