@@ -27,8 +27,11 @@
 
 namespace {
 
-/* threads of a block: as large as can be, for few blocks */
+/* threads of a block: as large as can be, for few blocks (at least 8:
+ * count_rows gives each word before a row's first 16-byte boundary, at
+ * most 7, a thread of its own) */
 constexpr int kWordsBlockThreads = 1024;
+static_assert (kWordsBlockThreads >= 8, "count_rows: a thread a head word");
 
 struct WordPlanes
 {
