@@ -112,7 +112,6 @@ struct _GstCudaSum
 
   /* streaming thread */
   gint frame_width, frame_height;
-  guint depth;                  /* of the caps' samples */
   /* the scratch memory laid out for frame_width x frame_height */
   gpointer scratch;
   gsize scratch_size;
@@ -207,7 +206,6 @@ gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
 
   self->frame_width = GST_VIDEO_INFO_WIDTH (in_info);
   self->frame_height = GST_VIDEO_INFO_HEIGHT (in_info);
-  self->depth = depth_of_info (in_info);
   self->previous_valid = FALSE;
   return GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->set_info
       (base, in_info, out_info);

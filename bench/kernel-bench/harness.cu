@@ -89,6 +89,16 @@ sample_planes (const Format & fmt, const uint8_t * frame, size_t pitch, int w,
   return 2;
 }
 
+int
+p010_planes (const uint8_t * frame, size_t pitch, int w, int h,
+    CfWordPlane * planes)
+{
+  planes[0] = CfWordPlane { frame, pitch, w, h, 1, {0, -1}, 10, 6 };
+  planes[1] = CfWordPlane { frame + pitch * h, pitch, (w + 1) / 2,
+      (h + 1) / 2, 2, {1, 2}, 10, 6 };
+  return 2;
+}
+
 /* ---- checks ----------------------------------------------------------- */
 
 void

@@ -238,6 +238,12 @@ struct Frames
 int sample_planes (const Format & fmt, const uint8_t * frame, size_t pitch,
     int w, int h, CfSamplePlane * planes);
 
+/* The same of a P010 frame (kP010) for the high-bit kernels: its luma
+ * (channel 0) and chroma (channels 1 and 2), 10 bits at the top of each
+ * word.  Returns 2. */
+int p010_planes (const uint8_t * frame, size_t pitch, int w, int h,
+    CfWordPlane * planes);
+
 /* ---- checks ----------------------------------------------------------- */
 
 /* Fails the row where the first row_bytes bytes of some row of two

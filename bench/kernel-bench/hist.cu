@@ -204,9 +204,7 @@ bench_hist_p010 (int w, int h, bool solid)
   in.fill (solid);
 
   auto planes =[&](const uint8_t * frame, CfWordPlane * p) {
-    p[0] = CfWordPlane { frame, in.pitch, w, h, 1, {0, -1}, 10, 6 };
-    p[1] = CfWordPlane { frame + in.pitch * h, in.pitch, (w + 1) / 2,
-        (h + 1) / 2, 2, {1, 2}, 10, 6 };
+    p010_planes (frame, in.pitch, w, h, p);
   };
   const int nc = (int) (cf_hist_word_sums_bytes (10) / sizeof (uint32_t));
   std::vector < uint32_t > want (nc);

@@ -387,9 +387,7 @@ bench_sum_p010 (int w, int h, bool key)
   in.fill (false);
 
   auto planes =[&](const uint8_t * frame, CfWordPlane * p) {
-    p[0] = CfWordPlane { frame, in.pitch, w, h, 1, {0, -1}, 10, 6 };
-    p[1] = CfWordPlane { frame + in.pitch * h, in.pitch, (w + 1) / 2,
-        (h + 1) / 2, 2, {1, 2}, 10, 6 };
+    p010_planes (frame, in.pitch, w, h, p);
   };
   CfWordStats want, got;
   std::vector < uint8_t > want_key (key8.bytes ());
