@@ -74,14 +74,6 @@ enum
   PROP_ROI_HEIGHT,
 };
 
-/* GRAY8, xRGB and xBGR are system memory only: GStreamer's CUDA allocator
- * (1.22 to 1.28) has no layout for them. */
-#define CUDA_FORMATS \
-  "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, I420, NV12, Y444"
-#define SYS_FORMATS \
-  "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, GRAY8, " \
-  "I420, NV12, Y444"
-
 #define gst_cuda_filters_analysis_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaFiltersAnalysis,
     gst_cuda_filters_analysis, GST_TYPE_CUDA_FILTERS_BASE);
@@ -93,78 +85,6 @@ GstCudaFiltersAnalysisPrivate *
 gst_cuda_filters_analysis_get_private (GstCudaFiltersAnalysis * self)
 {
   return PRIV (self);
-}
-
-/* ---- the region and its channels -------------------------------------- */
-
-/* The region of interest of @frame and each plane's part of it, with the
- * channel of each byte (or, above 8 bits, 16-bit word) of a pixel. */
-static void
-region_of_frame (GstCudaFiltersAnalysis * self,
-    const GstCudaFiltersFrame * frame, GstCudaFiltersRegion * r)
-{
-  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
-  const GstVideoFormatInfo *finfo = frame->info->finfo;
-  static const gchar *rgb_names[] = { "R", "G", "B", "A" };
-  static const gchar *yuv_names[] = { "Y", "U", "V", "A" };
-  gint width = GST_VIDEO_INFO_WIDTH (frame->info);
-  gint height = GST_VIDEO_INFO_HEIGHT (frame->info);
-  guint c, p;
-
-  memset (r, 0, sizeof (*r));
-  GST_OBJECT_LOCK (self);
-  r->x = (gint) MIN (priv->roi_x, (guint) width);
-  r->y = (gint) MIN (priv->roi_y, (guint) height);
-  r->width = width - r->x;
-  r->height = height - r->y;
-  if (priv->roi_width)
-    r->width = (gint) MIN (priv->roi_width, (guint) r->width);
-  if (priv->roi_height)
-    r->height = (gint) MIN (priv->roi_height, (guint) r->height);
-  GST_OBJECT_UNLOCK (self);
-  r->pixels = (guint64) r->width * r->height;
-
-  r->n_channels = MIN (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo),
-      CF_HIST_MAX_CHANNELS);
-  r->n_planes = GST_VIDEO_FORMAT_INFO_N_PLANES (finfo);
-  r->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
-  for (p = 0; p < r->n_planes; p++) {
-    /* -1: not counted */
-    memset (r->planes[p].channel, 0xff, sizeof (r->planes[p].channel));
-    memset (r->words[p].channel, 0xff, sizeof (r->words[p].channel));
-  }
-  for (c = 0; c < r->n_channels; c++) {
-    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
-    CfSamplePlane *pl = &r->planes[plane];
-    gint wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
-    gint hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
-    gint x0 = r->x >> wsub, y0 = r->y >> hsub;
-
-    r->channel_names[c] = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) ?
-        rgb_names[c] : yuv_names[c];
-    pl->bytes_per_pixel = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
-    pl->channel[GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c)] = (int) c;
-    /* subsampled planes: every sample that covers part of the region */
-    pl->width = r->width ? GST_VIDEO_SUB_SCALE (wsub, r->x + r->width) - x0 : 0;
-    pl->height = r->height ? GST_VIDEO_SUB_SCALE (hsub, r->y + r->height) -
-        y0 : 0;
-    pl->pitch = frame->stride[plane];
-    pl->data = frame->data[plane] + (gsize) y0 *pl->pitch +
-        (gsize) x0 *pl->bytes_per_pixel;
-    if (r->depth > 8) {
-      CfWordPlane *wp = &r->words[plane];
-
-      wp->data = pl->data;
-      wp->pitch = pl->pitch;
-      wp->width = pl->width;
-      wp->height = pl->height;
-      wp->words_per_pixel = pl->bytes_per_pixel / 2;
-      /* (GStreamer 1.22's table puts P01x's V at byte 1, not 2) */
-      wp->channel[(GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c) + 1) / 2] = (int) c;
-      wp->depth = (int) r->depth;
-      wp->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
-    }
-  }
 }
 
 /* ---- GstCudaFiltersBase vfuncs ------------------------------------------ */
@@ -199,7 +119,7 @@ gst_cuda_filters_analysis_process (GstCudaFiltersBase * base,
     p->running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
         p->pts);
   }
-  region_of_frame (self, in, &p->region);
+  cf_analysis_region_of_frame (self, in, &p->region);
 
   /* (on an error the frame is dropped) */
   err = cf_results_analyse (priv->results, p, stream);
@@ -649,33 +569,6 @@ gst_cuda_filters_analysis_init (GstCudaFiltersAnalysis * self)
       cf_results_new (self, cf_analysis_add_frame, cf_analysis_reset_results,
       cf_analysis_observe_frame);
   cf_analysis_reset_interval (self);
-}
-
-/**
- * gst_cuda_filters_analysis_class_add_pad_templates:
- *
- * @words: whether the element also takes the formats of 10 to 16 bits in
- *   16-bit words (#GstCudaFiltersRegion's @words)
- *
- * The formats the analysis element takes, in system and CUDA memory, on
- * both pads.
- */
-void
-gst_cuda_filters_analysis_class_add_pad_templates (GstCudaFiltersAnalysisClass
-    * klass, gboolean words)
-{
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCaps *caps = words ?
-      gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS ", "
-      CF_SYS_FORMATS_WORDS " }", "{ " CUDA_FORMATS ", " CF_CUDA_FORMATS_WORDS
-      " }") : gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS " }",
-      "{ " CUDA_FORMATS " }");
-
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref (caps);
 }
 
 /**

@@ -8,8 +8,9 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* GstCudaFiltersAnalysis lives in two files: gstcudafiltersanalysis.c (the
- * class, its properties, regions and the path of a frame) and
+/* GstCudaFiltersAnalysis lives in three files: gstcudafiltersanalysis.c
+ * (the class, its properties and the path of a frame),
+ * gstcudafiltersregion.c (the formats and a frame's region) and
  * gstcudafiltersinterval.c (the interval and its messages); its results
  * thread is gstcudafiltersresults.c.  This is the state they share.
  * Internal to the plugin. */
@@ -58,6 +59,10 @@ typedef struct
 
 GstCudaFiltersAnalysisPrivate *gst_cuda_filters_analysis_get_private
     (GstCudaFiltersAnalysis * self);
+
+/* gstcudafiltersregion.c */
+void cf_analysis_region_of_frame (GstCudaFiltersAnalysis * self,
+    const GstCudaFiltersFrame * frame, GstCudaFiltersRegion * r);
 
 /* gstcudafiltersinterval.c; called with the results' lock, but
  * cf_analysis_post_partial_interval(), which takes it */

@@ -72,9 +72,8 @@
 
 #include "gstcudasum.h"
 #include "gstcudasumdetect.h"
-#include "gstcudasumresult.h"
+#include "gstcudasumdevice.h"
 
-#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
 #define GST_CAT_DEFAULT gst_cuda_sum_debug
@@ -110,84 +109,21 @@ struct _GstCudaSum
   GArray *events;
   guint key_units;              /* force-key-unit events sent */
 
-  /* streaming thread */
-  gint frame_width, frame_height;
-  /* the scratch memory laid out for frame_width x frame_height */
-  gpointer scratch;
-  gsize scratch_size;
-  /* the luma kept in scratch memory for `cut` is that of this region */
-  gboolean previous_valid;
-  gint previous_x, previous_y, previous_width, previous_height;
+  /* the streaming thread's: the device memory's layout and the region of
+   * the luma kept in it */
+  CfSumDevice device;
 };
 
 G_DEFINE_TYPE (GstCudaSum, gst_cuda_sum, GST_TYPE_CUDA_FILTERS_ANALYSIS);
 GST_ELEMENT_REGISTER_DEFINE (cudasum, "cudasum", GST_RANK_NONE,
     GST_TYPE_CUDA_SUM);
 
-#define SCRATCH_ALIGN 256
-
-/* Device scratch memory: the luma of the previous frame, at 8 bits (for
- * frames of up to width x height), and above 8 bits, after it, this
- * frame's, for the profiles and detectors (cf_sum_word_planes_add). */
-static gsize
-previous_pitch (gint width)
-{
-  return GST_ROUND_UP_16 ((gsize) width);
-}
-
-static gsize
-scratch_bytes (gint width, gint height, guint depth)
-{
-  return previous_pitch (width) * height * (depth > 8 ? 2 : 1);
-}
-
-/* The device sums of a frame of up to width x height: cf_sum_planes_add's,
- * then cf_hist_planes_add's at hist_sums_offset (for the percentiles), and
- * at + hist_sums_bytes the luma's counts (CF_SUM_HIST, for the scene
- * cuts).  Above 8 bits the percentiles' counts are
- * cf_hist_word_planes_add's, and cf_sum_word_planes_add's statistics
- * follow at word_sums_offset. */
-static gsize
-hist_sums_offset (gint width, gint height)
-{
-  return GST_ROUND_UP_N (cf_sum_workspace_bytes (width, height), SCRATCH_ALIGN);
-}
-
-static gsize
-hist_sums_bytes (guint depth)
-{
-  return GST_ROUND_UP_16 (depth > 8 ? cf_hist_word_sums_bytes (depth) :
-      cf_hist_sums_bytes ());
-}
-
-static gsize
-word_sums_offset (gint width, gint height, guint depth)
-{
-  return hist_sums_offset (width, height) + hist_sums_bytes (depth) +
-      GST_ROUND_UP_16 (sizeof (guint32) * CF_HIST_BINS);
-}
-
-static gsize
-device_sums_bytes (gint width, gint height, guint depth)
-{
-  return word_sums_offset (width, height, depth) + (depth > 8 ?
-      cf_sum_word_sums_bytes () : 0);
-}
-
-static guint
-depth_of_info (const GstVideoInfo * info)
-{
-  return GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0);
-}
-
-/* The kernels add into device memory and have no last block to wait for,
- * which shortens every launch of the statistics (docs/design/sum.md). */
+/* (docs/design/sum.md) */
 static gsize
 gst_cuda_sum_device_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)
 {
-  return device_sums_bytes (GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), depth_of_info (info));
+  return cf_sum_device_sums_bytes (info);
 }
 
 static gsize
@@ -204,43 +140,10 @@ gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
 {
   GstCudaSum *self = GST_CUDA_SUM (base);
 
-  self->frame_width = GST_VIDEO_INFO_WIDTH (in_info);
-  self->frame_height = GST_VIDEO_INFO_HEIGHT (in_info);
-  self->previous_valid = FALSE;
+  cf_sum_device_set_size (&self->device, GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info));
   return GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->set_info
       (base, in_info, out_info);
-}
-
-/* The key the kernel sums for the profiles and detectors: Y, or the luma of
- * packed RGB; above 8 bits Y at 8 bits, a plane of bytes. */
-static void
-luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
-{
-  const CfSamplePlane *p0 = &region->planes[0];
-  CfGrayWeights w = cf_gray_weights (CF_GRAY_MATRIX_BT601);
-  gint b;
-
-  memset (weights, 0, 4 * sizeof (guint32));
-  if (p0->bytes_per_pixel == 1 || region->depth > 8) {
-    weights[0] = 65536;
-    return;
-  }
-  for (b = 0; b < p0->bytes_per_pixel; b++) {
-    /* channels 0, 1, 2 of an RGB format are R, G, B whatever their order */
-    switch (p0->channel[b]) {
-      case 0:
-        weights[b] = w.kr;
-        break;
-      case 1:
-        weights[b] = w.kg;
-        break;
-      case 2:
-        weights[b] = w.kb;
-        break;
-      default:
-        break;
-    }
-  }
 }
 
 static CfError
@@ -249,139 +152,17 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     gpointer zero_next, CfStream stream)
 {
   GstCudaSum *self = GST_CUDA_SUM (analysis);
-  SumResult *r = result;
-  gboolean percentiles, profiles;
-  guint detect, black_threshold, p, b;
-  /* (never 0 bytes: a scratch of none is no scratch) */
-  gsize size = MAX (scratch_bytes (self->frame_width, self->frame_height,
-          region->depth), 16);
-  gsize device_bytes = device_sums_bytes (self->frame_width,
-      self->frame_height, region->depth);
-  guint8 *scratch;
-  CfSumKey key = { 0, };
-  CfError err;
+  CfSumSettings settings;
 
   GST_OBJECT_LOCK (self);
-  percentiles = self->percentiles;
-  profiles = self->profiles;
-  detect = self->detect;
-  black_threshold = self->black_threshold;
+  settings.percentiles = self->percentiles;
+  settings.profiles = self->profiles;
+  settings.detect = self->detect;
+  settings.black_threshold = self->black_threshold;
   GST_OBJECT_UNLOCK (self);
 
-  scratch = gst_cuda_filters_base_get_scratch (GST_CUDA_FILTERS_BASE (self),
-      size);
-  if (!scratch)
-    return CF_ERROR_MEMORY_ALLOCATION;
-  if (scratch != self->scratch || size != self->scratch_size) {
-    /* new memory, or a new layout of it (the caps changed): there is no
-     * previous luma */
-    err = cf_fill_plane (scratch, size, size, 1, 0, stream);
-    if (err != 0)
-      return err;
-    self->scratch = scratch;
-    self->scratch_size = size;
-    self->previous_valid = FALSE;
-  }
-
-  memset (r, 0, sizeof (*r));
-  r->depth = region->depth;
-  r->hist_offset = hist_sums_offset (self->frame_width, self->frame_height);
-  r->luma_hist_offset = r->hist_offset + hist_sums_bytes (region->depth);
-  r->word_offset = word_sums_offset (self->frame_width, self->frame_height,
-      region->depth);
-  r->black_threshold = black_threshold;
-  r->detect = detect;
-  r->x = region->x;
-  r->y = region->y;
-  r->width = region->width;
-  r->height = region->height;
-  for (p = 0; p < region->n_planes; p++) {
-    const CfSamplePlane *pl = &region->planes[p];
-    for (b = 0; b < (guint) pl->bytes_per_pixel && b < 4; b++) {
-      if (pl->channel[b] >= 0)
-        r->samples[pl->channel[b]] += (guint64) pl->width * pl->height;
-    }
-  }
-
-  if (percentiles)
-    r->has |= HAS_HISTOGRAM;
-  if (profiles)
-    r->has |= HAS_PROFILES;
-  if (detect & GST_CUDA_SUM_DETECT_CROP)
-    r->has |= HAS_CROP;
-  if (detect & GST_CUDA_SUM_DETECT_BLACK)
-    r->has |= HAS_BLACK;
-  if (r->has & (HAS_PROFILES | HAS_CROP))
-    key.flags |= CF_SUM_PROFILES;
-  if (r->has & (HAS_BLACK | HAS_CROP))  /* crop: a black frame has none */
-    key.flags |= CF_SUM_BLACK;
-  if (detect & GST_CUDA_SUM_DETECT_CUT) {
-    r->has |= HAS_LUMA_HISTOGRAM;
-    key.flags |= CF_SUM_HIST;
-  }
-  if (detect & (GST_CUDA_SUM_DETECT_CUT | GST_CUDA_SUM_DETECT_FREEZE)) {
-    gboolean same_region = self->previous_valid &&
-        self->previous_x == region->x && self->previous_y == region->y &&
-        self->previous_width == region->width &&
-        self->previous_height == region->height;
-
-    r->has |= HAS_CUT;
-    key.flags |= CF_SUM_KEEP;
-    if (same_region) {
-      r->has |= HAS_DIFF;
-      key.flags |= CF_SUM_DIFF;
-    }
-    self->previous_valid = TRUE;
-    self->previous_x = region->x;
-    self->previous_y = region->y;
-    self->previous_width = region->width;
-    self->previous_height = region->height;
-  } else {
-    self->previous_valid = FALSE;
-  }
-  luma_weights (region, key.weights);
-  key.black_threshold = (int) black_threshold;
-  key.previous = scratch;
-  key.previous_pitch = previous_pitch (self->frame_width);
-  key.key_counts = (guint32 *) ((guint8 *) sums + r->luma_hist_offset);
-
-  /* The histogram first: its ordinary loads leave the end of the frame
-   * in L2 for the statistics' pass (which, with luma features, reads
-   * with evict-first loads and would leave little of it the other way
-   * round), so this order is the quicker one (docs/design/sum.md).  The
-   * statistics' launch zeroes all of the next frame's sums, the
-   * histograms' too (whether or not this frame counts them). */
-  err = 0;
-  if (region->depth > 8) {
-    /* the statistics of the words, writing the luma at 8 bits for the
-     * profiles and detectors, which then read it as a GRAY8 frame */
-    guint8 *key8 = key.flags ? scratch + size / 2 : NULL;
-
-    if (percentiles)
-      err = cf_hist_word_planes_add (region->words, (int) region->n_planes,
-          (guint8 *) sums + r->hist_offset, NULL, stream);
-    if (err == 0)
-      err = cf_sum_word_planes_add (region->words, (int) region->n_planes,
-          (guint8 *) sums + r->word_offset, key8, key.previous_pitch,
-          zero_next, device_bytes, stream);
-    if (err == 0 && key8) {
-      CfSamplePlane key8_plane = { key8, key.previous_pitch, region->width,
-        region->height, 1, {0, -1, -1, -1}
-      };
-
-      err = cf_sum_planes_add (&key8_plane, 1, &key, sums, NULL, 0, stream);
-    }
-  } else {
-    if (percentiles)
-      err = cf_hist_planes_add (region->planes, (int) region->n_planes,
-          (guint8 *) sums + r->hist_offset, NULL, stream);
-    if (err == 0)
-      err = cf_sum_planes_add (region->planes, (int) region->n_planes, &key,
-          sums, zero_next, device_bytes, stream);
-  }
-  if (err != 0)
-    self->previous_valid = FALSE;
-  return err;
+  return cf_sum_device_analyse (&self->device, GST_CUDA_FILTERS_BASE (self),
+      &settings, region, result, sums, zero_next, stream);
 }
 
 static void
@@ -459,7 +240,7 @@ gst_cuda_sum_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   /* after a flush (a seek) the next frame is not the one kept */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    self->previous_valid = FALSE;
+    cf_sum_device_forget_previous (&self->device);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_sum_parent_class)->sink_event
       (trans, event);
 }
@@ -469,9 +250,7 @@ gst_cuda_sum_start (GstBaseTransform * trans)
 {
   GstCudaSum *self = GST_CUDA_SUM (trans);
 
-  self->previous_valid = FALSE;
-  self->scratch = NULL;
-  self->scratch_size = 0;
+  cf_sum_device_forget_scratch (&self->device);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_sum_parent_class)->start (trans);
 }
 
@@ -482,9 +261,7 @@ gst_cuda_sum_release (GstCudaFiltersBase * base, gboolean can_free)
 {
   GstCudaSum *self = GST_CUDA_SUM (base);
 
-  self->scratch = NULL;
-  self->scratch_size = 0;
-  self->previous_valid = FALSE;
+  cf_sum_device_forget_scratch (&self->device);
   GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->release (base,
       can_free);
 }
