@@ -31,6 +31,9 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersAnalysis, gst_cuda_filters_analysis,
  *   words (#CF_SYS_FORMATS_WORDS), whose planes are in @words instead of
  *   @planes
  * @words: each plane's part of the region, for @depth above 8
+ * @is_yuv: whether the channels are Y, U, V
+ * @chroma_sub_x: @chroma_sub_y: of YUV, the log2 of the chroma's
+ *   subsampling (4:2:0: 1 and 1), 0 otherwise
  *
  * What an analysis reads of one frame.
  */
@@ -44,6 +47,8 @@ typedef struct
   guint64 pixels;
   guint depth;
   CfWordPlane words[CF_HIST_MAX_PLANES];
+  gboolean is_yuv;
+  guint chroma_sub_x, chroma_sub_y;
 } GstCudaFiltersRegion;
 
 /**

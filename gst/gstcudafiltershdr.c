@@ -103,6 +103,25 @@ gst_cuda_filters_light_of_codes_pq (gdouble light[GST_CUDA_FILTERS_LIGHT_CODES])
 }
 
 /**
+ * gst_cuda_filters_light_table_pq:
+ *
+ * Returns: (transfer none): the light of each code in PQ
+ * (gst_cuda_filters_light_of_codes_pq()), made once
+ */
+const gdouble *
+gst_cuda_filters_light_table_pq (void)
+{
+  static gdouble table[GST_CUDA_FILTERS_LIGHT_CODES];
+  static gsize made = 0;
+
+  if (g_once_init_enter (&made)) {
+    gst_cuda_filters_light_of_codes_pq (table);
+    g_once_init_leave (&made, 1);
+  }
+  return table;
+}
+
+/**
  * gst_cuda_filters_light_levels:
  * @counts: pixels of each code of max(R', G', B')
  * @light: the light of each code (gst_cuda_filters_light_of_codes_pq())

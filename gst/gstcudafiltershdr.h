@@ -26,54 +26,35 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "cudafilters-kernels.h"
+
 G_BEGIN_DECLS
 
 /* codes of max(R', G', B'): 12 bits, finer than the 10-bit samples */
-#define GST_CUDA_FILTERS_LIGHT_CODES 4096
+#define GST_CUDA_FILTERS_LIGHT_CODES CF_LIGHT_CODES
 /* fraction bits of the fixed-point coefficients */
-#define GST_CUDA_FILTERS_MAX_RGB_SHIFT 32
+#define GST_CUDA_FILTERS_MAX_RGB_SHIFT CF_MAX_RGB_SHIFT
 
 /**
  * GstCudaFiltersMaxRgb:
- * @offset_y: subtracted from the luma sample (16 << (depth - 8) in
- *   narrow range, 0 in full range)
- * @offset_c: subtracted from the chroma samples (1 << (depth - 1))
- * @y: @cr_r: @cb_b: @cb_g: @cr_g: the matrix from (Y', Cb, Cr) sample
- *   steps to codes of max(R', G', B'), in 2^-32nds of a code:
- *   R' = y Y + cr_r Cr, G' = y Y - cb_g Cb - cr_g Cr, B' = y Y + cb_b Cb
  *
  * How a Y'CbCr pixel of one depth, range and matrix becomes its code of
- * max(R', G', B').
+ * max(R', G', B'): the kernels' #CfMaxRgb (cudafilters-kernels.h), the
+ * matrix from (Y', Cb, Cr) sample steps to codes in 2^-32nds of a code,
+ * and the offsets subtracted from the samples first.
  */
-typedef struct
-{
-  int32_t offset_y, offset_c;
-  int64_t y, cr_r, cb_b, cb_g, cr_g;
-} GstCudaFiltersMaxRgb;
+typedef CfMaxRgb GstCudaFiltersMaxRgb;
 
 gboolean gst_cuda_filters_max_rgb_init (GstCudaFiltersMaxRgb * m,
     guint depth, gboolean full_range, gdouble kr, gdouble kb);
 
 /* The code of max(R', G', B') of one pixel of d-bit samples.  Defined by
- * this arithmetic: the GPU's copy must be the same. */
+ * the kernels' arithmetic (cf_max_rgb_code()), which the GPU runs too. */
 static inline guint
 gst_cuda_filters_max_rgb_code (const GstCudaFiltersMaxRgb * m, int32_t y,
     int32_t cb, int32_t cr)
 {
-  int64_t yy = (int64_t) (y - m->offset_y) * m->y;
-  int64_t b = (int64_t) (cb - m->offset_c), r = (int64_t) (cr - m->offset_c);
-  int64_t red = yy + r * m->cr_r;
-  int64_t green = yy - b * m->cb_g - r * m->cr_g;
-  int64_t blue = yy + b * m->cb_b;
-  int64_t top = MAX (red, MAX (green, blue));
-  int64_t code;
-
-  if (top <= 0)
-    return 0;
-  code = (top + ((int64_t) 1 << (GST_CUDA_FILTERS_MAX_RGB_SHIFT - 1))) >>
-      GST_CUDA_FILTERS_MAX_RGB_SHIFT;
-  return code >= GST_CUDA_FILTERS_LIGHT_CODES ?
-      GST_CUDA_FILTERS_LIGHT_CODES - 1 : (guint) code;
+  return cf_max_rgb_code (m, y, cb, cr);
 }
 
 /* The same for full-range R'G'B' samples of @depth bits: the largest,
@@ -92,6 +73,8 @@ gdouble gst_cuda_filters_pq_eotf (gdouble e);
 
 void gst_cuda_filters_light_of_codes_pq (gdouble
     light[GST_CUDA_FILTERS_LIGHT_CODES]);
+
+const gdouble *gst_cuda_filters_light_table_pq (void);
 
 guint64 gst_cuda_filters_light_levels (const guint64
     counts[GST_CUDA_FILTERS_LIGHT_CODES],

@@ -61,6 +61,11 @@ cf_analysis_region_of_frame (GstCudaFiltersAnalysis * self,
       CF_HIST_MAX_CHANNELS);
   r->n_planes = GST_VIDEO_FORMAT_INFO_N_PLANES (finfo);
   r->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  r->is_yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+  if (r->is_yuv && r->n_channels > 1) {
+    r->chroma_sub_x = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, 1);
+    r->chroma_sub_y = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1);
+  }
   for (p = 0; p < r->n_planes; p++) {
     /* -1: not counted */
     memset (r->planes[p].channel, 0xff, sizeof (r->planes[p].channel));

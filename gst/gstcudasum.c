@@ -73,6 +73,7 @@
 #include "gstcudasum.h"
 #include "gstcudasumdetect.h"
 #include "gstcudasumdevice.h"
+#include "gstcudafiltershdr.h"
 
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
@@ -82,6 +83,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
 #define DEFAULT_PROFILES FALSE
 #define DEFAULT_DETECT 0
 #define DEFAULT_BLACK_THRESHOLD 24
+#define DEFAULT_LIGHT_LEVELS FALSE
 
 enum
 {
@@ -90,6 +92,7 @@ enum
   PROP_PROFILES,
   PROP_DETECT,
   PROP_BLACK_THRESHOLD,
+  PROP_LIGHT_LEVELS,
   PROP_DETECT_FIRST,            /* the detectors' settings from here on */
 };
 
@@ -102,6 +105,7 @@ struct _GstCudaSum
   gboolean profiles;
   guint detect;
   guint black_threshold;
+  gboolean light_levels;
   CfDetectSettings detect_settings;
 
   /* the detectors, and a frame's events: the results' worker's */
@@ -112,6 +116,14 @@ struct _GstCudaSum
   /* the streaming thread's: the device memory's layout and the region of
    * the luma kept in it */
   CfSumDevice device;
+  /* and the caps' light levels: their matrix where the caps are PQ
+   * Y'CbCr above 8 bits, else why there are none (for the warning, given
+   * once a caps) */
+  CfMaxRgb light_matrix;
+  const gchar *no_light;
+  gboolean no_light_warned;
+  /* the results' worker's: MaxCLL and MaxFALL since the start or flush */
+  gdouble max_cll, max_fall;
 };
 
 G_DEFINE_TYPE (GstCudaSum, gst_cuda_sum, GST_TYPE_CUDA_FILTERS_ANALYSIS);
@@ -134,6 +146,31 @@ gst_cuda_sum_total_size (GstCudaFiltersAnalysis * analysis,
       ((gsize) GST_VIDEO_INFO_WIDTH (info) + GST_VIDEO_INFO_HEIGHT (info));
 }
 
+/* The matrix of @info's light levels (docs/design/hdr.md), or why it has
+ * none. */
+static const gchar *
+light_matrix_of (const GstVideoInfo * info, CfMaxRgb * m)
+{
+  const GstVideoColorimetry *c = &info->colorimetry;
+  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0);
+  gdouble kr, kb;
+
+  if (c->transfer == GST_VIDEO_TRANSFER_ARIB_STD_B67)
+    return "the caps' transfer is HLG (arib-std-b67), whose light levels "
+        "are not measured yet: only PQ's (smpte2084) are";
+  if (c->transfer != GST_VIDEO_TRANSFER_SMPTE2084)
+    return "the caps' transfer is not PQ (smpte2084)";
+  if (!GST_VIDEO_INFO_IS_YUV (info) || depth <= 8)
+    return "light levels are measured on Y'CbCr formats of 10 to 16 bits";
+  /* (PQ without a matrix on the caps: HDR10's, BT.2020) */
+  if (!gst_video_color_matrix_get_Kr_Kb (c->matrix, &kr, &kb))
+    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT2020, &kr, &kb);
+  if (!gst_cuda_filters_max_rgb_init (m, depth,
+          c->range == GST_VIDEO_COLOR_RANGE_0_255, kr, kb))
+    return "the caps' matrix has no light levels";
+  return NULL;
+}
+
 static gboolean
 gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
     const GstVideoInfo * out_info)
@@ -142,6 +179,8 @@ gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
 
   cf_sum_device_set_size (&self->device, GST_VIDEO_INFO_WIDTH (in_info),
       GST_VIDEO_INFO_HEIGHT (in_info));
+  self->no_light = light_matrix_of (in_info, &self->light_matrix);
+  self->no_light_warned = FALSE;
   return GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->set_info
       (base, in_info, out_info);
 }
@@ -153,13 +192,25 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
 {
   GstCudaSum *self = GST_CUDA_SUM (analysis);
   CfSumSettings settings;
+  gboolean light_levels;
 
   GST_OBJECT_LOCK (self);
   settings.percentiles = self->percentiles;
   settings.profiles = self->profiles;
   settings.detect = self->detect;
   settings.black_threshold = self->black_threshold;
+  light_levels = self->light_levels;
   GST_OBJECT_UNLOCK (self);
+
+  settings.light = NULL;
+  if (light_levels && !self->no_light) {
+    settings.light = &self->light_matrix;
+  } else if (light_levels && !self->no_light_warned) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("No light levels for this stream"), ("light-levels: %s",
+            self->no_light));
+    self->no_light_warned = TRUE;
+  }
 
   return cf_sum_device_analyse (&self->device, GST_CUDA_FILTERS_BASE (self),
       &settings, region, result, sums, zero_next, stream);
@@ -205,6 +256,17 @@ gst_cuda_sum_observe (GstCudaFiltersAnalysis * analysis,
     in.luma_counts = (const guint32 *) (result_sums (r) + r->luma_hist_offset);
   in.rows = (r->has & HAS_CROP) ? rows : NULL;
 
+  if (r->has & HAS_LIGHT) {
+    gdouble max_light, average_light;
+
+    if (gst_cuda_sum_result_light (r, &max_light, &average_light)) {
+      self->max_cll = MAX (self->max_cll, max_light);
+      self->max_fall = MAX (self->max_fall, average_light);
+    }
+    r->max_cll = self->max_cll;
+    r->max_fall = self->max_fall;
+  }
+
   g_array_set_size (self->events, 0);
   cf_detect_push (self->detector, &settings, &in, &r->seen, self->events);
   cf_detect_event_messages (GST_OBJECT (self), self->events, &settings,
@@ -229,8 +291,11 @@ gst_cuda_sum_observe_end (GstCudaFiltersAnalysis * analysis,
 static void
 gst_cuda_sum_observe_reset (GstCudaFiltersAnalysis * analysis)
 {
-  cf_detect_reset (GST_CUDA_SUM (analysis)->detector);
-  GST_CUDA_SUM (analysis)->key_units = 0;
+  GstCudaSum *self = GST_CUDA_SUM (analysis);
+
+  cf_detect_reset (self->detector);
+  self->key_units = 0;
+  self->max_cll = self->max_fall = 0.0;
 }
 
 static gboolean
@@ -286,6 +351,9 @@ gst_cuda_sum_set_property (GObject * object, guint prop_id,
     case PROP_BLACK_THRESHOLD:
       self->black_threshold = g_value_get_uint (value);
       break;
+    case PROP_LIGHT_LEVELS:
+      self->light_levels = g_value_get_boolean (value);
+      break;
     default:
       if (prop_id >= PROP_DETECT_FIRST &&
           prop_id < PROP_DETECT_FIRST + CF_DETECT_N_PROPERTIES)
@@ -317,6 +385,9 @@ gst_cuda_sum_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_BLACK_THRESHOLD:
       g_value_set_uint (value, self->black_threshold);
+      break;
+    case PROP_LIGHT_LEVELS:
+      g_value_set_boolean (value, self->light_levels);
       break;
     default:
       if (prop_id >= PROP_DETECT_FIRST &&
@@ -404,6 +475,24 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
           "units at every depth", 0, 255,
           DEFAULT_BLACK_THRESHOLD, flags | GST_PARAM_CONTROLLABLE));
 
+  /**
+   * GstCudaSum:light-levels:
+   *
+   * On PQ (`smpte2084`) video of 10 to 16 bits, adds the light levels of
+   * CTA-861.3 in cd/m2: `max-light` and `average-light`, the largest and
+   * the mean over the message's pixels of a pixel's light, the PQ EOTF of
+   * its max(R', G', B'); `max-cll` and `max-fall`, the largest pixel light
+   * and the largest frame-average light since the start or the last
+   * flush.  R'G'B' comes from the caps' matrix and range, each pixel with
+   * the chroma sample that covers it, in exact integer arithmetic
+   * (docs/design/hdr.md).  On other streams (HLG among them, for now) it
+   * posts a warning and no light fields.
+   */
+  g_object_class_install_property (gobject_class, PROP_LIGHT_LEVELS,
+      g_param_spec_boolean ("light-levels", "Light levels",
+          "Post the light levels of PQ video (max-light, average-light, "
+          "max-cll, max-fall, in cd/m2)", DEFAULT_LIGHT_LEVELS, flags));
+
   cf_detect_install_properties (gobject_class, PROP_DETECT_FIRST);
 
   gst_cuda_filters_analysis_class_add_pad_templates (analysis_class, TRUE);
@@ -442,6 +531,7 @@ gst_cuda_sum_init (GstCudaSum * self)
   self->profiles = DEFAULT_PROFILES;
   self->detect = DEFAULT_DETECT;
   self->black_threshold = DEFAULT_BLACK_THRESHOLD;
+  self->light_levels = DEFAULT_LIGHT_LEVELS;
   cf_detect_settings_init (&self->detect_settings);
   self->detector = cf_detect_new ();
   self->events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));

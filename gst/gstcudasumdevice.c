@@ -36,8 +36,9 @@ scratch_bytes (gint width, gint height, guint depth)
  * then cf_hist_planes_add's at hist_sums_offset (for the percentiles), and
  * at + hist_sums_bytes the luma's counts (CF_SUM_HIST, for the scene
  * cuts).  Above 8 bits the percentiles' counts are
- * cf_hist_word_planes_add's, and cf_sum_word_planes_add's statistics
- * follow at word_sums_offset. */
+ * cf_hist_word_planes_add's, cf_sum_word_planes_add's statistics
+ * follow at word_sums_offset, and the light levels' counts
+ * (cf_light_codes_add) at light_counts_offset. */
 static gsize
 hist_sums_offset (gint width, gint height)
 {
@@ -59,10 +60,19 @@ word_sums_offset (gint width, gint height, guint depth)
 }
 
 static gsize
+light_counts_offset (gint width, gint height, guint depth)
+{
+  return word_sums_offset (width, height, depth) +
+      GST_ROUND_UP_16 (cf_sum_word_sums_bytes ());
+}
+
+static gsize
 device_sums_bytes (gint width, gint height, guint depth)
 {
-  return word_sums_offset (width, height, depth) + (depth > 8 ?
-      cf_sum_word_sums_bytes () : 0);
+  if (depth <= 8)
+    return word_sums_offset (width, height, depth);
+  return light_counts_offset (width, height, depth) +
+      sizeof (guint32) * CF_LIGHT_CODES;
 }
 
 /**
@@ -137,6 +147,38 @@ luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
   }
 }
 
+/* The codes of max(R', G', B') of the region's pixels counted into
+ * @counts (docs/design/hdr.md): the region's words as Y'CbCr, Cb and Cr
+ * interleaved in plane 1 (P01x) or in planes 1 and 2. */
+static CfError
+light_codes_add (const GstCudaFiltersRegion * region, const CfMaxRgb * m,
+    guint32 * counts, CfStream stream)
+{
+  const CfWordPlane *w = region->words;
+  CfYCbCrWords f;
+
+  f.luma = w[0].data;
+  f.luma_pitch = w[0].pitch;
+  f.cb = w[1].data;
+  if (region->n_planes == 2) {
+    f.cr = (const guint8 *) w[1].data + 2;
+    f.chroma_step = 2;
+  } else {
+    f.cr = w[2].data;
+    f.chroma_step = 1;
+  }
+  f.chroma_pitch = w[1].pitch;
+  f.width = region->width;
+  f.height = region->height;
+  f.sub_x = (int) region->chroma_sub_x;
+  f.sub_y = (int) region->chroma_sub_y;
+  f.phase_x = region->x & f.sub_x;
+  f.phase_y = region->y & f.sub_y;
+  f.depth = (int) region->depth;
+  f.shift = w[0].shift;
+  return cf_light_codes_add (&f, m, counts, stream);
+}
+
 /**
  * cf_sum_device_analyse:
  * @base: the element, whose scratch memory @d lays out
@@ -185,6 +227,12 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
   r->luma_hist_offset = r->hist_offset + hist_sums_bytes (region->depth);
   r->word_offset = word_sums_offset (d->frame_width, d->frame_height,
       region->depth);
+  if (settings->light && region->depth > 8 && region->is_yuv &&
+      region->n_channels >= 3) {
+    r->has |= HAS_LIGHT;
+    r->light_offset = light_counts_offset (d->frame_width, d->frame_height,
+        region->depth);
+  }
   r->black_threshold = black_threshold;
   r->detect = detect;
   r->x = region->x;
@@ -275,6 +323,9 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
       err = cf_sum_planes_add (region->planes, (int) region->n_planes, &key,
           sums, zero_next, device_bytes, stream);
   }
+  if (err == 0 && (r->has & HAS_LIGHT))
+    err = light_codes_add (region, settings->light,
+        (guint32 *) ((guint8 *) sums + r->light_offset), stream);
   if (err != 0)
     d->previous_valid = FALSE;
   return err;

@@ -26,6 +26,8 @@ typedef struct
   gboolean profiles;
   guint detect;
   guint black_threshold;
+  /* the matrix of the light levels' codes, or NULL for none */
+  const CfMaxRgb *light;
 } CfSumSettings;
 
 /* The streaming thread's: the frame size the scratch memory is laid out

@@ -13,6 +13,7 @@
 #endif
 
 #include "gstcudasumresult.h"
+#include "gstcudafiltershdr.h"
 
 #include <math.h>
 #include <string.h>
@@ -45,6 +46,38 @@ gst_cuda_sum_result_stats (const SumResult * r, CfSumStats * stats)
     }
   }
   return rows;
+}
+
+/* counts of codes of light, 32-bit, to 64 */
+static void
+light_counts_of (const SumResult * r, guint64 * counts)
+{
+  const guint32 *c = (const guint32 *) (result_sums (r) + r->light_offset);
+  guint i;
+
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    counts[i] = c[i];
+}
+
+/**
+ * gst_cuda_sum_result_light:
+ *
+ * A frame's largest and average light in cd/m2, where it has them
+ * (HAS_LIGHT): from its counts of codes of max(R', G', B') and the PQ
+ * EOTF (docs/design/hdr.md).  FALSE for a frame without them or without
+ * pixels.
+ */
+gboolean
+gst_cuda_sum_result_light (const SumResult * r, gdouble * max_light,
+    gdouble * average_light)
+{
+  guint64 counts[CF_LIGHT_CODES];
+
+  if (!(r->has & HAS_LIGHT))
+    return FALSE;
+  light_counts_of (r, counts);
+  return gst_cuda_filters_light_levels (counts,
+      gst_cuda_filters_light_table_pq (), max_light, average_light) > 0;
 }
 
 /* the levels of a histogram of @depth, per channel */
@@ -92,6 +125,15 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
     cf_hist_sums_counts (result_sums (r) + r->hist_offset, counts);
     for (i = 0; i < G_N_ELEMENTS (counts); i++)
       t->counts[i] += counts[i];
+  }
+  if (r->has & HAS_LIGHT) {
+    const guint32 *counts =
+        (const guint32 *) (result_sums (r) + r->light_offset);
+
+    for (i = 0; i < CF_LIGHT_CODES; i++)
+      t->light_counts[i] += counts[i];
+    t->max_cll = r->max_cll;
+    t->max_fall = r->max_fall;
   }
   if (r->has & HAS_BLACK) {
     t->black += stats.black;
@@ -278,4 +320,14 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     gst_structure_set (s, "frame-diff", G_TYPE_DOUBLE, t->frame_diff, NULL);
   if (t->has & HAS_LUMA_HISTOGRAM)
     gst_structure_set (s, "hist-diff", G_TYPE_DOUBLE, t->hist_diff, NULL);
+  if (t->has & HAS_LIGHT) {
+    gdouble max_light, average_light;
+
+    gst_cuda_filters_light_levels (t->light_counts,
+        gst_cuda_filters_light_table_pq (), &max_light, &average_light);
+    gst_structure_set (s, "max-light", G_TYPE_DOUBLE, max_light,
+        "average-light", G_TYPE_DOUBLE, average_light,
+        "max-cll", G_TYPE_DOUBLE, t->max_cll,
+        "max-fall", G_TYPE_DOUBLE, t->max_fall, NULL);
+  }
 }

@@ -35,6 +35,7 @@ enum
   HAS_CUT = 1 << 4,
   HAS_DIFF = 1 << 5,            /* a previous frame to compare with */
   HAS_LUMA_HISTOGRAM = 1 << 6,
+  HAS_LIGHT = 1 << 7,           /* PQ light levels */
 };
 
 /* A frame's result, in a pinned slot: this header, which analyse()
@@ -46,7 +47,8 @@ enum
  * bits (@depth) the statistics are cf_sum_word_planes_add's, at
  * word_offset, the percentiles' counts cf_hist_word_planes_add's, and
  * cf_sum_planes_add's sums are of the luma at 8 bits, for the profiles
- * and detectors only. */
+ * and detectors only.  With light levels (HAS_LIGHT) the counts of each
+ * code of max(R', G', B') (cf_light_codes_add) are at light_offset. */
 typedef struct
 {
   guint32 depth;
@@ -55,9 +57,11 @@ typedef struct
   gint32 x, y, width, height;
   guint64 samples[CF_HIST_MAX_CHANNELS];
   /* from DEVICE_OFFSET */
-  guint64 hist_offset, luma_hist_offset, word_offset;
+  guint64 hist_offset, luma_hist_offset, word_offset, light_offset;
   /* what the detectors saw in the frame (observe()) */
   CfDetectFrame seen;
+  /* with HAS_LIGHT, MaxCLL and MaxFALL up to this frame (observe()) */
+  gdouble max_cll, max_fall;
 } SumResult;
 
 #define DEVICE_OFFSET GST_ROUND_UP_N (sizeof (SumResult), 256)
@@ -66,8 +70,8 @@ typedef struct
  * Exact for any interval: `sum` is posted in 64 bits, and the interval is
  * posted before a frame would take it past them (gst_cuda_sum_fits); the
  * squares, up to 255 times that, are summed in 128 bits.  samples, black,
- * black_pixels and the histogram's counts are at most the interval's
- * pixels, which the base class keeps within 64 bits; the row and column
+ * black_pixels, the histogram's and the light levels' counts are at most
+ * the interval's pixels, which the base class keeps within 64 bits; the row and column
  * sums add 32-bit sums of at most G_MAXUINT frames. */
 typedef struct
 {
@@ -85,6 +89,8 @@ typedef struct
   gint crop_x0, crop_y0, crop_x1, crop_y1;      /* x1, y1 exclusive */
   guint profile_frames;
   gint profile_width, profile_height;
+  guint64 light_counts[CF_LIGHT_CODES];
+  gdouble max_cll, max_fall;
 } SumTotal;
 
 static inline const guint8 *
@@ -101,6 +107,8 @@ total_rows (SumTotal * t)
 
 const guint32 *gst_cuda_sum_result_stats (const SumResult * r,
     CfSumStats * stats);
+gboolean gst_cuda_sum_result_light (const SumResult * r, gdouble * max_light,
+    gdouble * average_light);
 
 void gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis,
     gpointer total, gconstpointer result, guint frames);

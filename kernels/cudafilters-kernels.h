@@ -429,6 +429,95 @@ CfError cf_event_wait_on (CfStream stream, CfEvent event);
 CfError cf_copy_to_host (void *host, const void *device, size_t bytes,
     CfStream stream);
 
+/* ---- HDR light levels (atomics pattern, #48) --------------------------- */
+
+/* A PQ pixel's light is a function of its max(R', G', B') (docs/design/
+ * hdr.md), so the GPU counts each pixel's max(R', G', B') as a code of
+ * CF_LIGHT_CODES levels over 0-1, and the CPU turns counts into light.
+ * The code is defined by integer arithmetic, the same here, in the
+ * kernels and in the CPU reference: each coefficient of the matrix from
+ * Y'CbCr sample steps to codes, in 2^-CF_MAX_RGB_SHIFT of a code
+ * (gst_cuda_filters_max_rgb_init() makes them); the three components
+ * summed in 64 bits; the largest rounded to the nearest code and clamped
+ * to 0 - (CF_LIGHT_CODES - 1).  The luma's part is common to the three,
+ * so max(R', G', B') = Y's part + the largest chroma part, which is exact
+ * and lets a kernel compute the chroma's part once a chroma sample. */
+#define CF_LIGHT_CODES 4096
+#define CF_MAX_RGB_SHIFT 32
+
+/* R' = y Y + cr_r Cr, G' = y Y - cb_g Cb - cr_g Cr, B' = y Y + cb_b Cb,
+ * with Y = luma - offset_y, Cb = cb - offset_c, Cr = cr - offset_c */
+typedef struct
+{
+  int32_t offset_y, offset_c;
+  int64_t y, cr_r, cb_b, cb_g, cr_g;
+} CfMaxRgb;
+
+#ifdef __CUDACC__
+#define CF_HOST_DEVICE_INLINE static inline __host__ __device__
+#else
+#define CF_HOST_DEVICE_INLINE static inline
+#endif
+
+/* the chroma's part of max(R', G', B') */
+CF_HOST_DEVICE_INLINE int64_t
+cf_max_rgb_chroma (const CfMaxRgb * m, int32_t cb, int32_t cr)
+{
+  int64_t b = (int64_t) (cb - m->offset_c), r = (int64_t) (cr - m->offset_c);
+  int64_t red = r * m->cr_r, green = -b * m->cb_g - r * m->cr_g;
+  int64_t blue = b * m->cb_b;
+  int64_t top = red > green ? red : green;
+  return top > blue ? top : blue;
+}
+
+/* the code of a pixel of luma @y whose chroma's part is @chroma */
+CF_HOST_DEVICE_INLINE uint32_t
+cf_max_rgb_code_of (const CfMaxRgb * m, int32_t y, int64_t chroma)
+{
+  int64_t top = (int64_t) (y - m->offset_y) * m->y + chroma;
+  int64_t code;
+  if (top <= 0)
+    return 0;
+  code = (top + ((int64_t) 1 << (CF_MAX_RGB_SHIFT - 1))) >> CF_MAX_RGB_SHIFT;
+  return code >= CF_LIGHT_CODES ? CF_LIGHT_CODES - 1 : (uint32_t) code;
+}
+
+CF_HOST_DEVICE_INLINE uint32_t
+cf_max_rgb_code (const CfMaxRgb * m, int32_t y, int32_t cb, int32_t cr)
+{
+  return cf_max_rgb_code_of (m, y, cf_max_rgb_chroma (m, cb, cr));
+}
+
+/* A region of a Y'CbCr frame of 16-bit little-endian words, each holding
+ * a sample of `depth` bits (9 to 16) at bit `shift`.  Pixel (x, y) of the
+ * region has luma word x of row y, and Cb and Cr word
+ * ((x + phase_x) >> sub_x) * chroma_step of chroma row
+ * (y + phase_y) >> sub_y: sub_x, sub_y are 1 where the chroma is
+ * subsampled (4:2:0), and phase_x, phase_y where the region starts on the
+ * second pixel of a chroma sample.  chroma_step is 2 where Cb and Cr
+ * alternate in one plane (P010: cr = cb + 2 bytes), else 1.  Any
+ * alignment. */
+typedef struct
+{
+  const void *luma;
+  size_t luma_pitch;
+  const void *cb, *cr;
+  size_t chroma_pitch;
+  int chroma_step;
+  int width, height;
+  int sub_x, sub_y;
+  int phase_x, phase_y;
+  int depth, shift;
+} CfYCbCrWords;
+
+/* Adds to counts[code] (device memory, CF_LIGHT_CODES 32-bit words,
+ * 4-byte aligned) the region's pixels of each code of max(R', G', B').
+ * Each count must stay below 2^32. */
+CfError cf_light_codes_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
+    uint32_t * counts, CfStream stream);
+void cf_ref_light_codes_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
+    uint32_t * counts);
+
 /* ---- plane helpers ---------------------------------------------------- */
 
 /* Copies row_bytes x rows between two pitched device planes.  The CPU

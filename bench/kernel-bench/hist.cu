@@ -2,6 +2,8 @@
  * it, cf_hist_planes, CUB's DeviceHistogram and the origin article's
  * global and shared atomics (seeds/002).  The kernels' design is in
  * docs/design/hist.md. */
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <cub/device/device_histogram.cuh>
@@ -238,8 +240,86 @@ bench_hist_p010 (int w, int h, bool solid)
   return row;
 }
 
+/* The light levels' codes (#48, docs/design/hdr.md): cf_light_codes_add
+ * as cudasum light-levels=true runs it on P010 (BT.2020, narrow range),
+ * into one counts buffer zeroed between launches by nothing: the counts
+ * only grow, which costs the kernel nothing. */
+static CfMaxRgb
+bt2020_narrow_10 ()
+{
+  /* gst_cuda_filters_max_rgb_init's coefficients, which the bench cannot
+   * link: codes per sample step, in 2^-32 */
+  const double kr = 0.2627, kb = 0.0593, kg = 1 - kr - kb;
+  const double sy = 4095.0 / (219 * 4), sc = 4095.0 / (224 * 4);
+  auto fixed =[](double v) {
+    return (int64_t) llround (ldexp (v, CF_MAX_RGB_SHIFT));
+  };
+  CfMaxRgb m;
+  m.offset_y = 64;
+  m.offset_c = 512;
+  m.y = fixed (sy);
+  m.cr_r = fixed (2 * (1 - kr) * sc);
+  m.cb_b = fixed (2 * (1 - kb) * sc);
+  m.cb_g = fixed (2 * kb * (1 - kb) / kg * sc);
+  m.cr_g = fixed (2 * kr * (1 - kr) / kg * sc);
+  return m;
+}
+
+static CfYCbCrWords
+p010_ycbcr (const uint8_t * frame, size_t pitch, int w, int h)
+{
+  CfYCbCrWords f;
+  f.luma = frame;
+  f.luma_pitch = pitch;
+  f.cb = frame + pitch * h;
+  f.cr = frame + pitch * h + 2;
+  f.chroma_pitch = pitch;
+  f.chroma_step = 2;
+  f.width = w;
+  f.height = h;
+  f.sub_x = f.sub_y = 1;
+  f.phase_x = f.phase_y = 0;
+  f.depth = 10;
+  f.shift = 6;
+  return f;
+}
+
+static Row
+bench_light_p010 (int w, int h, bool solid)
+{
+  const Format & fmt = kP010;
+  size_t bytes = frame_bytes (fmt, w, h);
+  Row row = make_row ("light", "ours", fmt, w, h, solid, (double) bytes);
+  std::string what = describe (row);
+  Frames in (rotation_count (bytes), fmt, w, h);
+  in.fill (solid);
+  const CfMaxRgb m = bt2020_narrow_10 ();
+
+  std::vector < uint32_t > want (CF_LIGHT_CODES);
+  const CfYCbCrWords hf = p010_ycbcr (in.host.data (), in.pitch, w, h);
+  auto reference =[&] {
+    std::fill (want.begin (), want.end (), 0u);
+    cf_ref_light_codes_add (&hf, &m, want.data ());
+  };
+  row.cpu_us = cpu_median_us (seconds_of (reference), reference);
+
+  DeviceArray < uint32_t > counts (CF_LIGHT_CODES);
+  Launch launch =[&](int i) {
+    const CfYCbCrWords f = p010_ycbcr (in[i], in.pitch, w, h);
+    return cf_light_codes_add (&f, &m, counts.ptr, nullptr);
+  };
+  CHECK (cudaMemset (counts.ptr, 0, CF_LIGHT_CODES * sizeof (uint32_t)));
+  CHECK (launch (0));
+  std::vector < uint32_t > got = counts.download ();
+  check_values_equal (what.c_str (), "counts", got.data (), want.data (),
+      CF_LIGHT_CODES);
+  time_row (row, launch, false);
+  return row;
+}
+
 /* Ours (both ways), CUB and RGB beside them in RGBA and NV12 at every size
- * on random and solid frames; then the seeds at 4K RGBA; then P010. */
+ * on random and solid frames; then the seeds at 4K RGBA; then P010, and
+ * its light levels. */
 void
 add_hist_cases (Cases & cases)
 {
@@ -269,5 +349,10 @@ add_hist_cases (Cases & cases)
     for (bool solid:kContents)
       add_case (cases, case_name ("hist", kP010, s, "", solid),[=] {
             return bench_hist_p010 (s.w, s.h, solid);
+          });
+  for (auto & s:kSizes)
+    for (bool solid:kContents)
+      add_case (cases, case_name ("light", kP010, s, "", solid),[=] {
+            return bench_light_p010 (s.w, s.h, solid);
           });
 }

@@ -1,0 +1,468 @@
+/* cudasum's light levels of PQ video (#48, docs/design/hdr.md), through
+ * GstHarness: `max-light` and `average-light` against the counts of each
+ * pixel's code of max(R', G', B') made here from the frame's samples, the
+ * chroma sample that covers the pixel and the caps' matrix and range;
+ * solid frames at known light (0, 100, 1000 and 10000 cd/m2) within a
+ * code of the PQ EOTF; `max-cll` and `max-fall` as running maxima over
+ * frames, reset by a flush; intervals and meta; CUDA memory; and no light
+ * fields, with a warning, on streams that are not PQ Y'CbCr above 8 bits.
+ * Every Y'CbCr format of 16-bit words, odd sizes, padded strides, random
+ * words and real-looking frames, regions starting on odd pixels. */
+#include <math.h>
+#include <gst/check/gstcheck.h>
+
+#include "cf-hbd.h"
+#include "cf-test-util.h"
+#include "gstcudafiltershdr.h"
+
+/* the Y'CbCr formats of words */
+static const GstVideoFormat yuv_formats[] = {
+  GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P012_LE,
+  GST_VIDEO_FORMAT_P016_LE, GST_VIDEO_FORMAT_I420_10LE,
+  GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y444_10LE,
+  GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE,
+};
+
+static void
+pq_info (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
+    gboolean full_range)
+{
+  gst_video_info_set_format (info, format, w, h);
+  fail_unless (gst_video_colorimetry_from_string (&info->colorimetry,
+          "bt2100-pq"));
+  if (full_range)
+    info->colorimetry.range = GST_VIDEO_COLOR_RANGE_0_255;
+  info->fps_n = 30;
+  info->fps_d = 1;
+}
+
+/* Adds the codes of @buf's pixels in @roi to @counts (guint64). */
+static void
+add_codes (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
+    guint64 * counts)
+{
+  GstVideoFrame frame;
+  guint depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+  gint width = GST_VIDEO_INFO_WIDTH (info), height =
+      GST_VIDEO_INFO_HEIGHT (info);
+  gint sx = GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1);
+  gint sy = GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1);
+  gint x0 = MIN ((gint) roi->x, width), y0 = MIN ((gint) roi->y, height);
+  gint x1 = roi->w ? MIN (x0 + (gint) roi->w, width) : width;
+  gint y1 = roi->h ? MIN (y0 + (gint) roi->h, height) : height;
+  GstCudaFiltersMaxRgb m;
+  gdouble kr, kb;
+  gint x, y;
+
+  fail_unless (gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix,
+          &kr, &kb));
+  fail_unless (gst_cuda_filters_max_rgb_init (&m, depth,
+          info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255, kr, kb));
+  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, buf,
+          GST_MAP_READ));
+  for (y = y0; y < y1; y++)
+    for (x = x0; x < x1; x++)
+      counts[gst_cuda_filters_max_rgb_code (&m,
+              (gint32) cf_hbd_value (&frame, 0, x, y),
+              (gint32) cf_hbd_value (&frame, 1, x >> sx, y >> sy),
+              (gint32) cf_hbd_value (&frame, 2, x >> sx, y >> sy))]++;
+  gst_video_frame_unmap (&frame);
+}
+
+static gdouble
+get_double (const GstStructure * s, const gchar * field)
+{
+  gdouble v = -1;
+
+  fail_unless (gst_structure_get_double (s, field, &v), "no %s in %"
+      GST_PTR_FORMAT, field, s);
+  return v;
+}
+
+/* the light fields of @s against @counts; max-cll and max-fall against
+ * the values given */
+static void
+check_light (const GstStructure * s, const guint64 * counts, gdouble max_cll,
+    gdouble max_fall, const gchar * what)
+{
+  gdouble max_light, average_light;
+
+  gst_cuda_filters_light_levels (counts, gst_cuda_filters_light_table_pq (),
+      &max_light, &average_light);
+  fail_unless (get_double (s, "max-light") == max_light,
+      "%s: max-light %.17g, want %.17g", what, get_double (s, "max-light"),
+      max_light);
+  fail_unless (get_double (s, "average-light") == average_light,
+      "%s: average-light %.17g, want %.17g", what,
+      get_double (s, "average-light"), average_light);
+  fail_unless (get_double (s, "max-cll") == max_cll,
+      "%s: max-cll %.17g, want %.17g", what, get_double (s, "max-cll"),
+      max_cll);
+  fail_unless (get_double (s, "max-fall") == max_fall,
+      "%s: max-fall %.17g, want %.17g", what, get_double (s, "max-fall"),
+      max_fall);
+}
+
+static GstBuffer *
+make_content (GstVideoFormat format, gint w, gint h, guint pad, gboolean real)
+{
+  GstBuffer *buf = cf_test_make_frame (format, w, h, pad, FALSE, rand_);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+
+  if (!real)
+    return buf;                 /* random words, stray bits too */
+  gst_video_info_set_format (&info, format, w, h);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  cf_hbd_render (&frame, g_rand_int_range (rand_, 0, 1000), g_rand_int (rand_));
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* One frame through @launch: its light against the CPU's */
+static void
+run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
+    guint pad, gboolean real, gboolean full_range, const Roi * roi)
+{
+  GstBuffer *in = make_content (format, w, h, pad, real);
+  gchar *what = g_strdup_printf ("%s %s %dx%d pad %u %s %s range", launch,
+      gst_video_format_to_string (format), w, h, pad, real ? "real" :
+      "random", full_range ? "full" : "narrow");
+  guint64 *counts = g_new0 (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+  gdouble max_light, average_light;
+  GstVideoInfo info;
+  GstStructure *s;
+
+  pq_info (&info, format, w, h, full_range);
+  s = cf_test_message_of (launch, in, &info, what);
+  add_codes (in, &info, roi, counts);
+  /* one frame: MaxCLL and MaxFALL are its own */
+  gst_cuda_filters_light_levels (counts, gst_cuda_filters_light_table_pq (),
+      &max_light, &average_light);
+  check_light (s, counts, max_light, average_light, what);
+  g_free (counts);
+  gst_structure_free (s);
+  gst_buffer_unref (in);
+  g_free (what);
+}
+
+static const Roi whole = { 0, 0, 0, 0 };
+
+GST_START_TEST (test_every_format)
+{
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (yuv_formats); f++) {
+    GstVideoFormat format = yuv_formats[f];
+
+    run_frame ("cudasum light-levels=true", format, 1, 1, 0, FALSE, FALSE,
+        &whole);
+    run_frame ("cudasum light-levels=true", format, 3, 7, 37, FALSE, TRUE,
+        &whole);
+    run_frame ("cudasum light-levels=true", format, 1921, 1081, 0, TRUE,
+        FALSE, &whole);
+    run_frame ("cudasum light-levels=true percentiles=true detect=black",
+        format, 333, 187, 64, TRUE, TRUE, &whole);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_regions)
+{
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y444_16LE,
+  };
+  guint f, r;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (r = 0; r < G_N_ELEMENTS (cf_test_rois); r++) {
+      const Roi *roi = &cf_test_rois[r];
+      gchar *launch = g_strdup_printf ("cudasum light-levels=true roi-x=%u "
+          "roi-y=%u roi-width=%u roi-height=%u", roi->x, roi->y, roi->w,
+          roi->h);
+
+      run_frame (launch, formats[f], 301, 211, 12, r % 2, FALSE, roi);
+      g_free (launch);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cuda_memory)
+{
+  guint f;
+
+  for (f = 0; f < cf_hbd_n_cuda_word_formats; f++) {
+    if (!GST_VIDEO_FORMAT_INFO_IS_YUV (gst_video_format_get_info
+            (cf_hbd_cuda_word_formats[f])))
+      continue;
+    run_frame ("cudaupload ! cudasum light-levels=true ! cudadownload",
+        cf_hbd_cuda_word_formats[f], 1921, 1081, 0, TRUE, FALSE, &whole);
+    run_frame ("cudaupload ! cudasum light-levels=true ! cudadownload",
+        cf_hbd_cuda_word_formats[f], 33, 17, 0, FALSE, FALSE, &whole);
+  }
+}
+
+GST_END_TEST;
+
+/* the PQ signal of @light cd/m2 (the inverse EOTF) */
+static gdouble
+pq_of_light (gdouble light)
+{
+  const gdouble m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128;
+  const gdouble c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32;
+  const gdouble c3 = 2392.0 / 4096 * 32;
+  gdouble y = pow (light / 10000.0, m1);
+
+  return pow ((c1 + c2 * y) / (1 + c3 * y), m2);
+}
+
+/* A P010 frame (narrow range) whose top @bright_rows rows are grey at
+ * luma @bright and the rest at @dark, chroma neutral. */
+static GstBuffer *
+grey_frame (gint w, gint h, guint bright, gint bright_rows, guint dark)
+{
+  GstBuffer *buf = cf_test_make_frame (GST_VIDEO_FORMAT_P010_10LE, w, h, 0,
+      FALSE, rand_);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  gint x, y;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_P010_10LE, w, h);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      cf_hbd_set_value (&frame, 0, x, y, y < bright_rows ? bright : dark);
+  for (y = 0; y < (h + 1) / 2; y++)
+    for (x = 0; x < (w + 1) / 2; x++) {
+      cf_hbd_set_value (&frame, 1, x, y, 512);
+      cf_hbd_set_value (&frame, 2, x, y, 512);
+    }
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* Grey frames at known light: the measure is that light within the
+ * light of one code's step, and a half-bright frame averages half. */
+GST_START_TEST (test_known_levels)
+{
+  static const gdouble levels[] = { 0.0, 100.0, 1000.0, 10000.0 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (levels); i++) {
+    gdouble e = pq_of_light (levels[i]);
+    guint luma = (guint) lround (64 + 876 * e);
+    /* the light of the sample, and of one code's step above and below */
+    gdouble es = (luma - 64) / 876.0;
+    gdouble light = gst_cuda_filters_pq_eotf (es);
+    gdouble step = gst_cuda_filters_pq_eotf (MIN (es + 1.0 / 4095, 1.0)) -
+        gst_cuda_filters_pq_eotf (MAX (es - 1.0 / 4095, 0.0));
+    GstBuffer *in = grey_frame (64, 36, luma, 18, 64);
+    gchar *what = g_strdup_printf ("%g cd/m2 (luma %u)", levels[i], luma);
+    GstVideoInfo info;
+    GstStructure *s;
+    gdouble max_light;
+
+    pq_info (&info, GST_VIDEO_FORMAT_P010_10LE, 64, 36, FALSE);
+    s = cf_test_message_of ("cudasum light-levels=true", in, &info, what);
+    max_light = get_double (s, "max-light");
+    fail_unless (fabs (max_light - light) <= step, "%s: max-light %g, the "
+        "sample's light %g", what, max_light, light);
+    /* within the 10-bit sample's own step of the level asked for */
+    fail_unless (fabs (light - levels[i]) <= levels[i] * 0.01 + 0.01,
+        "%s: the sample's light %g", what, light);
+    /* half the pixels at that light, half at 0 */
+    fail_unless (fabs (get_double (s, "average-light") - max_light * 0.5) <=
+        1e-12 * max_light, "%s: average-light %g", what,
+        get_double (s, "average-light"));
+    gst_structure_free (s);
+    gst_buffer_unref (in);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+static GstHarness *
+pq_harness (const gchar * launch, GstVideoFormat format, gint w, gint h,
+    GstBus ** bus)
+{
+  GstHarness *harness = cf_test_new_harness (launch, bus);
+  GstVideoInfo info;
+  GstSegment segment;
+
+  pq_info (&info, format, w, h, FALSE);
+  gst_harness_set_src_caps (harness, gst_video_info_to_caps (&info));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (harness,
+          gst_event_new_segment (&segment)));
+  return harness;
+}
+
+/* MaxCLL and MaxFALL: the running maxima of the frames' max-light and
+ * average-light, from the start and again after a flush; an interval's
+ * message and a frame's meta carry them too. */
+GST_START_TEST (test_running_maxima)
+{
+  /* luma of the bright rows (of 36) and of the rest */
+  static const guint frames[][3] = {
+    {509, 4, 64}, {723, 2, 64}, {600, 30, 300}, {400, 36, 400},
+  };
+  const guint n = G_N_ELEMENTS (frames);
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h = pq_harness ("cudasum light-levels=true attach-meta=true",
+      GST_VIDEO_FORMAT_P010_10LE, 64, 36, &bus);
+  guint64 *counts = g_new (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+  gdouble cll = 0, fall = 0, max_light, average_light;
+  guint i, round;
+
+  pq_info (&info, GST_VIDEO_FORMAT_P010_10LE, 64, 36, FALSE);
+  for (round = 0; round < 2; round++) {
+    cll = fall = 0;
+    for (i = 0; i < n; i++) {
+      GstBuffer *in = grey_frame (64, 36, frames[i][0], frames[i][1],
+          frames[i][2]);
+      gchar *what = g_strdup_printf ("round %u frame %u", round, i);
+      GstStructure *s, *meta;
+
+      memset (counts, 0, sizeof (guint64) * GST_CUDA_FILTERS_LIGHT_CODES);
+      add_codes (in, &info, &whole, counts);
+      gst_cuda_filters_light_levels (counts,
+          gst_cuda_filters_light_table_pq (), &max_light, &average_light);
+      cll = MAX (cll, max_light);
+      fall = MAX (fall, average_light);
+      GST_BUFFER_PTS (in) = gst_util_uint64_scale (i, GST_SECOND, 30);
+      meta = cf_test_meta_result (h, in, "GstCudaSumMeta", "cudasum");
+      check_light (meta, counts, cll, fall, what);
+      s = cf_test_next_result (bus, 10 * GST_SECOND);
+      fail_unless (s != NULL, "%s: no message", what);
+      check_light (s, counts, cll, fall, what);
+      gst_structure_free (s);
+      gst_structure_free (meta);
+      gst_buffer_unref (in);
+      g_free (what);
+    }
+    /* a flush starts them again */
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    {
+      GstSegment segment;
+
+      gst_segment_init (&segment, GST_FORMAT_TIME);
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_segment (&segment)));
+    }
+  }
+  g_free (counts);
+  cf_test_free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+/* An interval's message: the light of all its frames' pixels */
+GST_START_TEST (test_interval)
+{
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h = pq_harness ("cudasum light-levels=true interval=100000000",
+      GST_VIDEO_FORMAT_I420_10LE, 333, 187, &bus);
+  guint64 *counts = g_new0 (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+  gdouble cll = 0, fall = 0;
+  GstStructure *s;
+  guint i;
+
+  pq_info (&info, GST_VIDEO_FORMAT_I420_10LE, 333, 187, FALSE);
+  /* 3 frames of 1/30 s: one interval of 0.1 s */
+  for (i = 0; i < 3; i++) {
+    GstBuffer *in = make_content (GST_VIDEO_FORMAT_I420_10LE, 333, 187, 8,
+        TRUE);
+    guint64 *own = g_new0 (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+    gdouble max_light, average_light;
+
+    add_codes (in, &info, &whole, own);
+    add_codes (in, &info, &whole, counts);
+    gst_cuda_filters_light_levels (own, gst_cuda_filters_light_table_pq (),
+        &max_light, &average_light);
+    cll = MAX (cll, max_light);
+    fall = MAX (fall, average_light);
+    cf_test_push_timed (h, in, i);
+    gst_buffer_unref (in);
+    g_free (own);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  s = cf_test_next_result (bus, 10 * GST_SECOND);
+  fail_unless (s != NULL);
+  fail_unless_equals_int (cf_test_uint_at (s, "frames", 0), 3);
+  check_light (s, counts, cll, fall, "interval of 3 frames");
+  gst_structure_free (s);
+  g_free (counts);
+  cf_test_free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+/* The warning, once, and no light fields */
+static void
+check_no_light (GstVideoFormat format, const gchar * colorimetry,
+    const gchar * reason)
+{
+  GstBuffer *in = cf_test_make_frame (format, 64, 36, 0, FALSE, rand_);
+  GstBus *bus;
+  GstHarness *h = cf_test_new_harness ("cudasum light-levels=true", &bus);
+  GstVideoInfo info;
+  GstMessage *msg;
+  GstStructure *s;
+  GError *err = NULL;
+  gchar *debug = NULL;
+  guint i;
+
+  gst_video_info_set_format (&info, format, 64, 36);
+  fail_unless (gst_video_colorimetry_from_string (&info.colorimetry,
+          colorimetry));
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (i = 0; i < 2; i++) {
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+    s = cf_test_next_result (bus, 10 * GST_SECOND);
+    fail_unless (s != NULL);
+    fail_if (gst_structure_has_field (s, "max-light"), "%s %s: light fields",
+        gst_video_format_to_string (format), colorimetry);
+    fail_if (gst_structure_has_field (s, "max-cll"));
+    gst_structure_free (s);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "%s %s: no warning",
+      gst_video_format_to_string (format), colorimetry);
+  gst_message_parse_warning (msg, &err, &debug);
+  fail_unless (debug && strstr (debug, reason), "%s %s: warning %s",
+      gst_video_format_to_string (format), colorimetry, debug);
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (msg);
+  /* once a caps */
+  fail_if (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) != NULL);
+  gst_buffer_unref (in);
+  cf_test_free_harness (h, bus);
+}
+
+GST_START_TEST (test_no_light_without_pq)
+{
+  check_no_light (GST_VIDEO_FORMAT_P010_10LE, "bt709", "not PQ");
+  check_no_light (GST_VIDEO_FORMAT_P010_10LE, "bt2100-hlg", "HLG");
+  check_no_light (GST_VIDEO_FORMAT_NV12, "bt2100-pq", "10 to 16 bits");
+  check_no_light (GST_VIDEO_FORMAT_GRAY16_LE, "bt2100-pq", "10 to 16 bits");
+}
+
+GST_END_TEST;
+
+CF_TEST_SUITE (cudasum_light_suite, "cudasum-light",
+    CF_TEST_CASE ("gpu", 600),
+    CF_TEST (test_every_format), CF_TEST (test_regions),
+    CF_TEST (test_cuda_memory), CF_TEST (test_known_levels),
+    CF_TEST (test_running_maxima), CF_TEST (test_interval),
+    CF_TEST (test_no_light_without_pq));
+
+CF_TEST_GPU_MAIN (cudasum_light, cf_test_gpu_available);

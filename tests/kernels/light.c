@@ -1,0 +1,315 @@
+/* cf_light_codes_add against its CPU reference (#48, docs/design/hdr.md):
+ * P010/P012/P016, I420 and Y444 layouts of words, regions starting on the
+ * second pixel of a chroma sample, odd, large and tall frames, tight,
+ * padded and misaligned pitches, random words (stray bits outside the
+ * samples included), solid frames and smooth real-looking ones, the
+ * BT.2020 and BT.709 matrices in both ranges and random ones that reach
+ * the clamps; counts poisoned first (the kernel adds); the arguments it
+ * refuses. */
+#include "cf-kernel-test.h"
+#include "gstcudafiltershdr.h"
+
+typedef struct
+{
+  const gchar *name;
+  gint depth, shift;
+  gboolean interleaved;         /* Cb and Cr in one plane (P01x) */
+  gint sub_x, sub_y;
+} LightLayout;
+
+static const LightLayout layouts[] = {
+  {"P010_10LE", 10, 6, TRUE, 1, 1},
+  {"P012_LE", 12, 4, TRUE, 1, 1},
+  {"P016_LE", 16, 0, TRUE, 1, 1},
+  {"I420_10LE", 10, 0, FALSE, 1, 1},
+  {"I420_12LE", 12, 0, FALSE, 1, 1},
+  {"Y444_10LE", 10, 0, FALSE, 0, 0},
+  {"Y444_16LE", 16, 0, FALSE, 0, 0},
+  {"9 bits at 3", 9, 3, FALSE, 1, 0},
+};
+
+typedef enum
+{
+  LIGHT_RANDOM,                 /* any words */
+  LIGHT_SOLID,                  /* one luma, one Cb, one Cr */
+  LIGHT_SMOOTH,                 /* in range: a luma ramp, slow chroma */
+} FrameContent;
+
+/* one plane in host and device memory, at an offset in its allocation */
+typedef struct
+{
+  gsize pitch, offset, size;
+  guint8 *host, *dev;
+} LightPlane;
+
+static void
+plane_init (LightPlane * pl, gsize row_bytes, gint rows, PitchMode mode)
+{
+  switch (mode) {
+    case PITCH_TIGHT:
+      pl->pitch = row_bytes;
+      pl->offset = 0;
+      break;
+    case PITCH_PADDED:
+      pl->pitch = GST_ROUND_UP_N (row_bytes, 256) + 256;
+      pl->offset = 256;
+      break;
+    default:
+      pl->pitch = row_bytes | 1;
+      pl->offset = 1;
+      break;
+  }
+  pl->size = pl->offset + pl->pitch * rows + 16;
+  pl->host = g_malloc (pl->size);
+  fill_content (pl->host, pl->size, CONTENT_RANDOM);
+  CUDA_OK (cudaMalloc ((void **) &pl->dev, pl->size));
+}
+
+static void
+plane_put (LightPlane * pl, gint row, gint index, guint32 word)
+{
+  guint8 *p = pl->host + pl->offset + (gsize) row * pl->pitch + 2 * index;
+
+  p[0] = word & 0xff;
+  p[1] = word >> 8;
+}
+
+static void
+plane_upload (LightPlane * pl)
+{
+  CUDA_OK (cudaMemcpy (pl->dev, pl->host, pl->size, cudaMemcpyHostToDevice));
+}
+
+static void
+plane_clear (LightPlane * pl)
+{
+  g_free (pl->host);
+  CUDA_OK (cudaFree (pl->dev));
+}
+
+/* a sample of @content at (x, y) of a w x h plane, in range for smooth */
+static guint32
+sample_of (FrameContent content, const LightLayout * l, gint which, gint x,
+    gint y, gint w, gint h, guint32 solid)
+{
+  guint32 top = (1u << l->depth) - 1, v;
+
+  switch (content) {
+    case LIGHT_SOLID:
+      v = solid;
+      break;
+    case LIGHT_SMOOTH:{
+      gdouble t = (x + 0.5) / MAX (w, 1), u = (y + 0.5) / MAX (h, 1);
+      gdouble e = which == 0 ? 0.07 + 0.85 * t * (0.6 + 0.4 * u) :
+          0.5 + (which == 1 ? 0.2 : -0.15) * (t - u);
+
+      v = (guint32) (e * top + 0.5);
+      v = MIN (v + g_rand_int_range (rand_, 0, 3), top);
+      break;
+    }
+    default:
+      return g_rand_int (rand_) & 0xffff;       /* stray bits too */
+  }
+  return (v << l->shift) | (g_rand_int (rand_) & ((1u << l->shift) - 1));
+}
+
+static void
+check_light (const LightLayout * l, const CfMaxRgb * m, gint w, gint h,
+    gint phase_x, gint phase_y, PitchMode mode, FrameContent content)
+{
+  const gint cw = w ? ((w - 1 + phase_x) >> l->sub_x) + 1 : 0;
+  const gint ch = h ? ((h - 1 + phase_y) >> l->sub_y) + 1 : 0;
+  const gint step = l->interleaved ? 2 : 1;
+  guint32 solid[3], want[CF_LIGHT_CODES], got[CF_LIGHT_CODES];
+  guint32 *d_counts;
+  LightPlane luma, cb, cr;
+  CfYCbCrWords host, dev;
+  gchar *what = g_strdup_printf ("%s %dx%d phase %d,%d pitch mode %d "
+      "content %d", l->name, w, h, phase_x, phase_y, mode, content);
+  gint x, y, i;
+  CfError err;
+
+  for (i = 0; i < 3; i++)
+    solid[i] = g_rand_int_range (rand_, 0, 1 << l->depth);
+  plane_init (&luma, 2 * (gsize) MAX (w, 1), MAX (h, 1), mode);
+  plane_init (&cb, 2 * (gsize) MAX (cw, 1) * step, MAX (ch, 1), mode);
+  if (!l->interleaved)
+    plane_init (&cr, 2 * (gsize) MAX (cw, 1), MAX (ch, 1), mode);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      plane_put (&luma, y, x, sample_of (content, l, 0, x, y, w, h, solid[0]));
+  for (y = 0; y < ch; y++)
+    for (x = 0; x < cw; x++) {
+      plane_put (&cb, y, x * step, sample_of (content, l, 1, x, y, cw, ch,
+              solid[1]));
+      plane_put (l->interleaved ? &cb : &cr, y, x * step + (step - 1),
+          sample_of (content, l, 2, x, y, cw, ch, solid[2]));
+    }
+  plane_upload (&luma);
+  plane_upload (&cb);
+  if (!l->interleaved)
+    plane_upload (&cr);
+
+  host.luma = luma.host + luma.offset;
+  host.luma_pitch = luma.pitch;
+  host.cb = cb.host + cb.offset;
+  host.cr = l->interleaved ? cb.host + cb.offset + 2 : cr.host + cr.offset;
+  host.chroma_pitch = cb.pitch;
+  host.chroma_step = step;
+  host.width = w;
+  host.height = h;
+  host.sub_x = l->sub_x;
+  host.sub_y = l->sub_y;
+  host.phase_x = phase_x;
+  host.phase_y = phase_y;
+  host.depth = l->depth;
+  host.shift = l->shift;
+  dev = host;
+  dev.luma = luma.dev + luma.offset;
+  dev.cb = cb.dev + cb.offset;
+  dev.cr = l->interleaved ? cb.dev + cb.offset + 2 : cr.dev + cr.offset;
+
+  /* the kernel adds: counts poisoned with random values first */
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    want[i] = g_rand_int (rand_) >> 2;
+  CUDA_OK (cudaMalloc ((void **) &d_counts, sizeof (want)));
+  CUDA_OK (cudaMemcpy (d_counts, want, sizeof (want), cudaMemcpyHostToDevice));
+  cf_ref_light_codes_add (&host, m, want);
+  err = cf_light_codes_add (&dev, m, d_counts, NULL);
+  fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+  CUDA_OK (cudaMemcpy (got, d_counts, sizeof (got), cudaMemcpyDeviceToHost));
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    fail_unless (got[i] == want[i], "%s: code %d: GPU %u, CPU %u", what, i,
+        got[i], want[i]);
+
+  CUDA_OK (cudaFree (d_counts));
+  plane_clear (&luma);
+  plane_clear (&cb);
+  if (!l->interleaved)
+    plane_clear (&cr);
+  g_free (what);
+}
+
+/* a random matrix: coefficients up to 4 times BT.2020 narrow range's at
+ * 10 bits, of either sign, reaching both clamps */
+static void
+random_matrix (CfMaxRgb * m, gint depth)
+{
+  gint64 scale = (gint64) 1 << (CF_MAX_RGB_SHIFT + 14 - depth);
+
+  m->offset_y = g_rand_int_range (rand_, 0, 1 << (depth - 2));
+  m->offset_c = 1 << (depth - 1);
+  m->y = (gint64) (g_rand_double (rand_) * scale);
+  m->cr_r = (gint64) ((g_rand_double (rand_) - 0.2) * scale);
+  m->cb_b = (gint64) ((g_rand_double (rand_) - 0.2) * scale);
+  m->cb_g = (gint64) ((g_rand_double (rand_) - 0.2) * scale);
+  m->cr_g = (gint64) ((g_rand_double (rand_) - 0.2) * scale);
+}
+
+GST_START_TEST (test_light_codes_equals_reference)
+{
+  static const gdouble weights[][2] = { {0.2627, 0.0593}, {0.2126, 0.0722} };
+  guint l, s, mode, k;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    const LightLayout *lay = &layouts[l];
+
+    for (k = 0; k < 5; k++) {
+      CfMaxRgb m;
+
+      if (k < 4)
+        fail_unless (gst_cuda_filters_max_rgb_init (&m, lay->depth, k & 1,
+                weights[k / 2][0], weights[k / 2][1]));
+      else
+        random_matrix (&m, lay->depth);
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+        gint w = sizes[s].w, h = sizes[s].h;
+        gint px = lay->sub_x && (s & 1), py = lay->sub_y && (s & 2);
+
+        for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+          check_light (lay, &m, w, h, px, py, mode,
+              k == 4 ? LIGHT_RANDOM : LIGHT_SMOOTH);
+        check_light (lay, &m, w, h, lay->sub_x, lay->sub_y, PITCH_PADDED,
+            LIGHT_RANDOM);
+        check_light (lay, &m, w, h, 0, 0, PITCH_PADDED, LIGHT_SOLID);
+      }
+    }
+  }
+  /* a 4K P010 frame, the decoders' */
+  {
+    CfMaxRgb m;
+
+    fail_unless (gst_cuda_filters_max_rgb_init (&m, 10, FALSE, 0.2627, 0.0593));
+    check_light (&layouts[0], &m, 3840, 2160, 0, 0, PITCH_PADDED, LIGHT_SMOOTH);
+    check_light (&layouts[0], &m, 3840, 2160, 0, 0, PITCH_PADDED, LIGHT_SOLID);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_light_codes_invalid_arguments)
+{
+  guint8 *d;
+  guint32 *counts, host[CF_LIGHT_CODES];
+  CfMaxRgb m;
+  CfYCbCrWords f = { NULL, 64, NULL, NULL, 64, 2, 8, 8, 1, 1, 0, 0, 10, 6 };
+  CfYCbCrWords bad;
+  guint i;
+
+  fail_unless (gst_cuda_filters_max_rgb_init (&m, 10, FALSE, 0.2627, 0.0593));
+  CUDA_OK (cudaMalloc ((void **) &d, 4096));
+  CUDA_OK (cudaMalloc ((void **) &counts, sizeof (host) + 4));
+  CUDA_OK (cudaMemset (counts, 0, sizeof (host)));
+  f.luma = d;
+  f.cb = d + 1024;
+  f.cr = d + 1026;
+  fail_unless (cf_light_codes_add (&f, &m, counts, NULL) == 0);
+  fail_if (cf_light_codes_add (NULL, &m, counts, NULL) == 0);
+  fail_if (cf_light_codes_add (&f, NULL, counts, NULL) == 0);
+  fail_if (cf_light_codes_add (&f, &m, NULL, NULL) == 0);
+  fail_if (cf_light_codes_add (&f, &m, (guint32 *) ((guint8 *) counts + 2),
+          NULL) == 0);
+#define REFUSED(field, value) G_STMT_START {                            \
+  bad = f;                                                              \
+  bad.field = value;                                                    \
+  fail_if (cf_light_codes_add (&bad, &m, counts, NULL) == 0,            \
+      #field " = " #value " taken");                                    \
+} G_STMT_END
+  REFUSED (depth, 8);
+  REFUSED (depth, 17);
+  REFUSED (shift, 7);
+  REFUSED (shift, -1);
+  REFUSED (sub_x, 2);
+  REFUSED (phase_x, 2);
+  REFUSED (phase_y, -1);
+  REFUSED (chroma_step, 3);
+  REFUSED (luma, NULL);
+  REFUSED (cr, NULL);
+  REFUSED (luma_pitch, 14);
+  REFUSED (chroma_pitch, 14);
+  REFUSED (width, -1);
+#undef REFUSED
+  /* an empty region counts nothing */
+  bad = f;
+  bad.width = 0;
+  bad.luma = bad.cb = bad.cr = NULL;
+  fail_unless (cf_light_codes_add (&bad, &m, counts, NULL) == 0);
+  CUDA_OK (cudaDeviceSynchronize ());
+  /* (the one valid launch counted its 64 pixels) */
+  CUDA_OK (cudaMemcpy (host, counts, sizeof (host), cudaMemcpyDeviceToHost));
+  {
+    guint64 n = 0;
+
+    for (i = 0; i < CF_LIGHT_CODES; i++)
+      n += host[i];
+    fail_unless (n == 64, "%" G_GUINT64_FORMAT " pixels counted", n);
+  }
+  CUDA_OK (cudaFree (counts));
+  CUDA_OK (cudaFree (d));
+}
+
+GST_END_TEST;
+
+CF_KERNEL_TEST_MAIN ("kernels-light",
+    CF_KERNEL_TEST (test_light_codes_equals_reference),
+    CF_KERNEL_TEST (test_light_codes_invalid_arguments));
