@@ -495,7 +495,8 @@ cf_max_rgb_code (const CfMaxRgb * m, int32_t y, int32_t cb, int32_t cr)
  * (y + phase_y) >> sub_y: sub_x, sub_y are 1 where the chroma is
  * subsampled (4:2:0), and phase_x, phase_y where the region starts on the
  * second pixel of a chroma sample.  chroma_step is 2 where Cb and Cr
- * alternate in one plane (P010: cr = cb + 2 bytes), else 1.  Any
+ * alternate in one plane (P010: cr = cb + 2 bytes), else 1; the pitches
+ * hold at least a row's words (chroma_step a chroma sample).  Any
  * alignment. */
 typedef struct
 {

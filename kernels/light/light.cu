@@ -30,7 +30,7 @@ frame_valid (const CfYCbCrWords * f)
   return f->luma && f->cb && f->cr
       && f->luma_pitch >= 2 * (size_t) f->width
       && f->chroma_pitch >= 2 * (size_t) ((((f->width - 1 + f->phase_x) >>
-                  f->sub_x) * f->chroma_step) + 1);
+                  f->sub_x) + 1) * f->chroma_step);
 }
 
 extern "C" CfError
