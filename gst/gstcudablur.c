@@ -33,6 +33,13 @@
  * (and a fixed radius) scaled by their subsampling, so luma and chroma are
  * blurred alike in picture terms.
  *
+ * Formats of 10 to 16 bits in 16-bit words (P010_10LE, P012_LE, P016_LE,
+ * I420_10LE, I420_12LE, Y444_10LE, Y444_12LE, Y444_16LE, and GRAY16_LE in
+ * system memory) are blurred the same way, on each sample's value at its
+ * depth, with 28-bit weights and an intermediate with 8 fraction bits
+ * (docs/cudablur.md, "High bit depth"): exact against the CPU reference,
+ * within 1 of a true Gaussian at every depth.
+ *
  * All properties may change while playing; the next frame uses the new
  * values.
  *
@@ -78,10 +85,11 @@ enum
 /* GRAY8, xRGB and xBGR are system memory only: GStreamer's CUDA allocator
  * (1.22 to 1.28) has no layout for them. */
 #define CUDA_FORMATS \
-  "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, NV12, Y444 }"
+  "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, NV12, Y444, " \
+  CF_CUDA_FORMATS_WORDS " }"
 #define SYS_FORMATS \
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, GRAY8, " \
-  "I420, NV12, Y444 }"
+  "I420, NV12, Y444, " CF_SYS_FORMATS_WORDS " }"
 
 /* what the kernels are made from: sigma_y is the effective one */
 typedef struct
@@ -106,10 +114,12 @@ struct _GstCudaBlur
   BlurSettings frame;
 
   /* the weights of the settings they were made for, per subsampling level
-   * (0: full size, 1: half); remade only when the settings change */
+   * (0: full size, 1: half), for 8-bit samples and for words; remade only
+   * when the settings change */
   BlurSettings made_for;
   gboolean made;
   CfBlurKernel kx[2], ky[2];
+  CfBlurKernel word_kx[2], word_ky[2];
 };
 
 #define gst_cuda_blur_parent_class parent_class
@@ -202,6 +212,10 @@ ensure_kernels (GstCudaBlur * self, const BlurSettings * s)
   for (sub = 0; sub < 2; sub++) {
     make_kernel (s->sigma_x, s->radius, sub, CF_BLUR_H_BITS, &self->kx[sub]);
     make_kernel (s->sigma_y, s->radius, sub, CF_BLUR_V_BITS, &self->ky[sub]);
+    make_kernel (s->sigma_x, s->radius, sub, CF_BLUR_WORD_BITS,
+        &self->word_kx[sub]);
+    make_kernel (s->sigma_y, s->radius, sub, CF_BLUR_WORD_BITS,
+        &self->word_ky[sub]);
   }
   self->made_for = *s;
   self->made = TRUE;
@@ -279,6 +293,10 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   GstCudaBlur *self = GST_CUDA_BLUR (base);
   const GstVideoFormatInfo *finfo = in->info->finfo;
   gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+  /* above 8 bits: 16-bit words, each holding a sample of depth bits */
+  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  gboolean words = depth > 8;
+  guint word_bytes = words ? 2 : 1;
   BlurSettings s = self->frame;
   gsize scratch_size = 0;
   gpointer scratch;
@@ -291,11 +309,15 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
    * the one stream */
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gint width, height, channels;
+
     gst_video_format_info_component (finfo, p, comp);
-    scratch_size = MAX (scratch_size, cf_blur_scratch_bytes
-        (GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]),
-            GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]),
-            GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0])));
+    width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
+    height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
+    channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) / word_bytes;
+    scratch_size = MAX (scratch_size, words ?
+        cf_blur_word_scratch_bytes (width, height, channels) :
+        cf_blur_scratch_bytes (width, height, channels));
   }
   scratch = gst_cuda_filters_base_get_scratch (base, scratch_size);
   if (!scratch)
@@ -306,26 +328,38 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
     guint wsub, hsub, channels;
     gint width, height;
     const CfBlurKernel *kx, *ky;
-    /* constant border: black (Y 16, chroma 128) */
-    guint8 value = yuv ? (p == 0 ? 16 : 128) : 0;
-    guint8 border_value[4] = { value, value, value, value };
 
     gst_video_format_info_component (finfo, p, comp);
     wsub = MIN (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]), 1);
     hsub = MIN (GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]), 1);
-    channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]);
+    channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) / word_bytes;
     width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
     height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
-    kx = &self->kx[wsub];
-    ky = &self->ky[hsub];
+    kx = words ? &self->word_kx[wsub] : &self->kx[wsub];
+    ky = words ? &self->word_ky[hsub] : &self->ky[hsub];
 
-    if (kx->radius == 0 && ky->radius == 0)
+    if (kx->radius == 0 && ky->radius == 0) {
       err = cf_copy_plane (in->data[p], in->stride[p], out->data[p],
-          out->stride[p], (gsize) width * channels, height, stream);
-    else
+          out->stride[p], (gsize) width * channels * word_bytes, height,
+          stream);
+    } else if (words) {
+      /* constant border: black (Y 16, chroma 128, at the depth) */
+      guint16 value = yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+      guint16 border_value[4] = { value, value, value, value };
+
+      err = cf_blur_plane_words (in->data[p], in->stride[p], out->data[p],
+          out->stride[p], width, height, channels, (int) depth,
+          GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]), kx, ky, s.border,
+          border_value, scratch, stream);
+    } else {
+      /* constant border: black (Y 16, chroma 128) */
+      guint8 value = yuv ? (p == 0 ? 16 : 128) : 0;
+      guint8 border_value[4] = { value, value, value, value };
+
       err = cf_blur_plane (in->data[p], in->stride[p], out->data[p],
           out->stride[p], width, height, channels, kx, ky, s.border,
           border_value, scratch, stream);
+    }
   }
   return err;
 }

@@ -183,6 +183,42 @@ void cf_ref_blur_plane (const void *src, size_t src_pitch,
     const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border,
     const uint8_t border_value[4]);
 
+/* High bit depth (#48, docs/cudablur.md "High bit depth"): planes of
+ * 16-bit little-endian words, each holding a sample v of `depth` bits (9
+ * to 16) at bit `shift`.  The same scheme at wider widths, so that the
+ * output stays within 1 of a true Gaussian at 16 bits:
+ *   h   = sum_i kx[|i|] * P(x + i, y)        kx sums to 2^CF_BLUR_WORD_BITS
+ *   t   = rnd (h / 2^(WORD_BITS - WORD_MID_BITS))   0 .. 65535 * 2^8
+ *   v   = sum_j ky[|j|] * t(x, y + j)        ky sums to 2^CF_BLUR_WORD_BITS
+ *   out = rnd (v / 2^(WORD_BITS + WORD_MID_BITS))   0 .. 2^depth - 1
+ * written back as out << shift (the word's other bits 0).  Every
+ * intermediate is an integer below 2^53: exact in 64-bit integers (the
+ * CPU) and in doubles (the GPU).  cf_blur_kernel_make (sigma, radius,
+ * CF_BLUR_WORD_BITS, &k) makes the weights. */
+#define CF_BLUR_WORD_BITS 28
+#define CF_BLUR_WORD_MID_BITS 8
+
+/* Device memory cf_blur_plane_words needs for its intermediate (32-bit
+ * values) */
+size_t cf_blur_word_scratch_bytes (int width, int height, int channels);
+
+/* Blurs a plane of width x height pixels of `channels` interleaved words
+ * (1 to 4; P010's chroma: 2).  kx and ky must have CF_BLUR_WORD_BITS;
+ * border_value gives each channel's value for CF_BORDER_CONSTANT, in the
+ * sample's units.  src, dst, their pitches and scratch (device memory of
+ * cf_blur_word_scratch_bytes ()) are 2-byte aligned; src, dst and scratch
+ * do not overlap. */
+CfError cf_blur_plane_words (const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int channels,
+    int depth, int shift, const CfBlurKernel * kx, const CfBlurKernel * ky,
+    CfBorder border, const uint16_t border_value[4], void *scratch,
+    CfStream stream);
+
+void cf_ref_blur_plane_words (const void *src, size_t src_pitch,
+    void *dst, size_t dst_pitch, int width, int height, int channels,
+    int depth, int shift, const CfBlurKernel * kx, const CfBlurKernel * ky,
+    CfBorder border, const uint16_t border_value[4]);
+
 /* Index of the frame's row or column that position i (any integer) takes
  * under the border rule, for a frame of n; -1 for the constant value. */
 int cf_border_index (int i, int n, CfBorder border);

@@ -1,5 +1,6 @@
 /* kernel-bench's blur rows (a stencil): cf_blur_plane as cudablur runs it,
- * and the origin article's direct 2-D stencil (seeds/001).  The kernels'
+ * cf_blur_plane_words on P010, and the origin article's direct 2-D stencil
+ * (seeds/001).  The kernels'
  * design is in docs/design/blur.md. */
 #include <string>
 
@@ -237,6 +238,80 @@ bench_blur_direct (int w, int h, double sigma)
   return row;
 }
 
+/* The high-bit blur (#48) as cudablur runs it on P010: the luma plane of
+ * words, then the chroma plane (2 channels, half the size, half the
+ * sigma), 10 bits at the top of each word.  Checked whole against
+ * cf_ref_blur_plane_words. */
+static Row
+bench_blur_p010 (int w, int h, double sigma, bool solid)
+{
+  struct Plane
+  {
+    int first_row, w, h, channels;
+    CfBlurKernel kx, ky;
+  };
+  std::vector < Plane > geometry = {
+    {0, w, h, 1, {}, {}}, {h, (w + 1) / 2, (h + 1) / 2, 2, {}, {}}
+  };
+  for (size_t i = 0; i < geometry.size (); i++) {
+    double s = i ? sigma / 2 : sigma;
+    int r = cf_blur_radius_for_sigma (s);
+    cf_blur_kernel_make (s, r, CF_BLUR_WORD_BITS, &geometry[i].kx);
+    cf_blur_kernel_make (s, r, CF_BLUR_WORD_BITS, &geometry[i].ky);
+  }
+  static const uint16_t no_border[4] = { 0, 0, 0, 0 };
+
+  char op[32];
+  std::snprintf (op, sizeof op, "blur s%g", sigma);
+  size_t bytes = 2 * frame_bytes (kP010, w, h);
+  Row row = make_row (op, "ours", kP010, w, h, solid, (double) bytes);
+  row.note = "r" + std::to_string (geometry[0].kx.radius) + ", chroma r" +
+      std::to_string (geometry[1].kx.radius) + "; words, CUDA cores";
+  std::string what = describe (row);
+  int n = rotation_count (bytes);
+  Frames in (n, kP010, w, h), out (n, kP010, w, h);
+  in.fill (solid);
+  size_t scratch_bytes = 0;
+  for (auto & g:geometry)
+    scratch_bytes = std::max (scratch_bytes,
+        cf_blur_word_scratch_bytes (g.w, g.h, g.channels));
+  DeviceArray < uint8_t > scratch (scratch_bytes);
+
+  Launch launch =[&](int i) {
+    int err = 0;
+    for (auto & g:geometry)
+      if (!err)
+        err = cf_blur_plane_words (in[i] + g.first_row * in.pitch, in.pitch,
+            out[i] + g.first_row * out.pitch, out.pitch, g.w, g.h,
+            g.channels, 10, 6, &g.kx, &g.ky, CF_BORDER_REPLICATE, no_border,
+            scratch.ptr, nullptr);
+    return err;
+  };
+  out.poison (0);
+  CHECK (launch (0));
+  std::vector < uint8_t > got = out.download (0);
+  std::vector < std::vector < uint8_t > >want (geometry.size ());
+  auto reference =[&] {
+    for (size_t i = 0; i < geometry.size (); i++) {
+      const Plane & g = geometry[i];
+      want[i].resize ((size_t) 2 * g.w * g.channels * g.h);
+      cf_ref_blur_plane_words (&in.host[g.first_row * in.pitch], in.pitch,
+          want[i].data (), (size_t) 2 * g.w * g.channels, g.w, g.h,
+          g.channels, 10, 6, &g.kx, &g.ky, CF_BORDER_REPLICATE, no_border);
+    }
+  };
+  double first_s = seconds_of (reference);
+  for (size_t i = 0; i < geometry.size (); i++) {
+    const Plane & g = geometry[i];
+    check_rows_equal (what.c_str (), &got[g.first_row * out.pitch],
+        out.pitch, want[i].data (), (size_t) 2 * g.w * g.channels,
+        (size_t) 2 * g.w * g.channels, g.h);
+  }
+  row.cpu_us = cpu_median_us (first_s, reference);
+  time_row (row, launch, false);
+  return row;
+}
+
 /* RGBA and NV12 at every size and a range of sigmas (more at 4K RGBA), on
  * random frames and, at sigma 2.6, solid ones; then the seed at 4K. */
 void
@@ -264,4 +339,9 @@ add_blur_cases (Cases & cases)
           return bench_blur_direct (k4K.w, k4K.h, sigma);
         });
   }
+  for (auto & s:kSizes)
+    for (bool solid:kContents)
+      add_case (cases, case_name ("blur", kP010, s, " s2.6", solid),[=] {
+            return bench_blur_p010 (s.w, s.h, 2.6, solid);
+          });
 }

@@ -234,3 +234,72 @@ cf_ref_blur_plane (const void *src, size_t src_pitch, void *dst,
   free (t);
   free (col);
 }
+
+/* a word at any alignment, its sample */
+static uint32_t
+sample_at (const uint8_t * row, int index, int depth, int shift)
+{
+  const uint8_t *p = row + 2 * (size_t) index;
+  return ((p[0] | (uint32_t) p[1] << 8) >> shift) & ((1u << depth) - 1);
+}
+
+void
+cf_ref_blur_plane_words (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int channels, int depth,
+    int shift, const CfBlurKernel * kx, const CfBlurKernel * ky,
+    CfBorder border, const uint16_t border_value[4])
+{
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  int rx = kx->radius, ry = ky->radius;
+  int padded_h = height + 2 * ry, x, y, c, i;
+  /* as cf_ref_blur_plane: the horizontal pass of every row the vertical
+   * pass needs, border rows included */
+  uint32_t *t = malloc ((size_t) padded_h * width * channels * sizeof (*t));
+  int *col = malloc ((size_t) (width + 2 * rx) * sizeof (*col));
+
+  if (!t || !col) {
+    free (t);
+    free (col);
+    return;
+  }
+  for (x = -rx; x < width + rx; x++)
+    col[x + rx] = cf_border_index (x, width, border);
+
+  for (y = -ry; y < height + ry; y++) {
+    int sy = cf_border_index (y, height, border);
+    const uint8_t *row = sy < 0 ? NULL : s + (size_t) sy * src_pitch;
+    for (x = 0; x < width; x++) {
+      for (c = 0; c < channels; c++) {
+        uint64_t h = 0;
+        for (i = -rx; i <= rx; i++) {
+          int sx = col[x + i + rx];
+          uint32_t p = (!row || sx < 0) ? border_value[c] :
+              sample_at (row, sx * channels + c, depth, shift);
+          h += (uint64_t) kx->w[abs (i)] * p;
+        }
+        t[((size_t) (y + ry) * width + x) * channels + c] =
+            round_shift (h, CF_BLUR_WORD_BITS - CF_BLUR_WORD_MID_BITS);
+      }
+    }
+  }
+
+  for (y = 0; y < height; y++) {
+    uint8_t *row = d + (size_t) y * dst_pitch;
+    for (x = 0; x < width; x++) {
+      for (c = 0; c < channels; c++) {
+        uint64_t v = 0;
+        uint32_t out, word;
+        for (i = -ry; i <= ry; i++)
+          v += (uint64_t) ky->w[abs (i)] *
+              t[((size_t) (y + i + ry) * width + x) * channels + c];
+        out = round_shift (v, CF_BLUR_WORD_BITS + CF_BLUR_WORD_MID_BITS);
+        word = out << shift;
+        row[2 * ((size_t) x * channels + c)] = (uint8_t) word;
+        row[2 * ((size_t) x * channels + c) + 1] = (uint8_t) (word >> 8);
+      }
+    }
+  }
+  free (t);
+  free (col);
+}

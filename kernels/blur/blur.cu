@@ -54,6 +54,7 @@
 #include "blur-mma-r8.cuh"
 #include "blur-mma-r8-sm90.cuh"
 #include "blur-wide.cuh"
+#include "blur-words.cuh"
 
 namespace {
 
@@ -415,4 +416,102 @@ cf_blur_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
       return launch_blur < 4 > (s, src_pitch, d, dst_pitch, width, height, t,
           tp, a, st);
   }
+}
+
+/* ---- high bit depth (#48) ---------------------------------------------- */
+
+namespace {
+
+/* t of the words' blur: 32-bit values, rows rounded up to 256 bytes */
+size_t
+word_t_pitch (int width, int channels)
+{
+  return ((size_t) width * channels + 63) / 64 * 64;
+}
+
+template < int C > cudaError_t
+launch_words_h (const uint8_t * src, size_t src_pitch, uint32_t * t,
+    size_t t_pitch, int width, int height, const WordBlurArgs & a,
+    cudaStream_t stream)
+{
+  const dim3 grid ((width + kWordsHPixels - 1) / kWordsHPixels,
+      height < kWordsMaxGridY ? height : kWordsMaxGridY);
+  const size_t smem = sizeof (double) * (kWordsHPixels + 2 * a.rx) * C;
+  blur_words_h_kernel < C > <<< grid, kWordsHPixels, smem, stream >>> (src,
+      src_pitch, t, t_pitch, width, height, a);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace */
+
+extern "C" size_t
+cf_blur_word_scratch_bytes (int width, int height, int channels)
+{
+  if (width <= 0 || height <= 0 || channels < 1 || channels > 4)
+    return 0;
+  return word_t_pitch (width, channels) * sizeof (uint32_t) * height;
+}
+
+extern "C" CfError
+cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int channels, int depth,
+    int shift, const CfBlurKernel * kx, const CfBlurKernel * ky,
+    CfBorder border, const uint16_t border_value[4], void *scratch,
+    CfStream stream)
+{
+  const size_t row_bytes = 2 * (size_t) width * channels;
+  if (!src || !dst || !scratch || width <= 0 || height <= 0 || channels < 1
+      || channels > 4 || depth < 9 || depth > 16 || shift < 0
+      || shift > 16 - depth || src_pitch < row_bytes || dst_pitch < row_bytes
+      || (((uintptr_t) src | (uintptr_t) dst | (uintptr_t) scratch |
+              src_pitch | dst_pitch) & 1)
+      || !kernel_ok (kx, CF_BLUR_WORD_BITS)
+      || !kernel_ok (ky, CF_BLUR_WORD_BITS)
+      || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT
+      || (long long) width * channels > INT32_MAX)
+    return cudaErrorInvalidValue;
+
+  WordBlurArgs a = { };
+  a.rx = kx->radius;
+  a.ry = ky->radius;
+  a.border = border;
+  a.depth = depth;
+  a.shift = shift;
+  for (int c = 0; c < 4; c++)
+    a.border_value[c] = border_value ?
+        border_value[c] & ((1u << depth) - 1) : 0;
+  for (int i = 0; i <= a.rx; i++)
+    a.wx[i] = (double) kx->w[i];
+  for (int i = 0; i <= a.ry; i++)
+    a.wy[i] = (double) ky->w[i];
+
+  cf_forget_earlier_errors ();
+  const uint8_t *s = (const uint8_t *) src;
+  uint32_t *t = (uint32_t *) scratch;
+  const size_t tp = word_t_pitch (width, channels);
+  cudaStream_t st = (cudaStream_t) stream;
+  cudaError_t err;
+  switch (channels) {
+    case 1:
+      err = launch_words_h < 1 > (s, src_pitch, t, tp, width, height, a, st);
+      break;
+    case 2:
+      err = launch_words_h < 2 > (s, src_pitch, t, tp, width, height, a, st);
+      break;
+    case 3:
+      err = launch_words_h < 3 > (s, src_pitch, t, tp, width, height, a, st);
+      break;
+    default:
+      err = launch_words_h < 4 > (s, src_pitch, t, tp, width, height, a, st);
+      break;
+  }
+  if (err != cudaSuccess)
+    return err;
+  const int columns = width * channels;
+  const int row_blocks = (height + kWordsVRows - 1) / kWordsVRows;
+  const dim3 grid ((columns + kWordsVColumns - 1) / kWordsVColumns,
+      row_blocks < kWordsMaxGridY ? row_blocks : kWordsMaxGridY);
+  blur_words_v_kernel <<< grid, kWordsVColumns, 0, st >>> (t, tp,
+      (uint8_t *) dst, dst_pitch, columns, channels, height, a);
+  return cudaGetLastError ();
 }

@@ -242,12 +242,128 @@ GST_START_TEST (test_identity_and_tiny_frames)
 
 GST_END_TEST;
 
+/* The high-bit scheme (CF_BLUR_WORD_BITS): within 1 of the true Gaussian
+ * at 10, 12 and 16 bits, samples at the top (P010) and the bottom of their
+ * words, every border, channel count and content; solid frames stay solid;
+ * the word's bits outside the sample are 0 in the output and ignored in
+ * the input. */
+static double
+true_gaussian_words (const guint32 * v, int w, int h, int ch, int x, int y,
+    int c, double sx, double sy, int rx, int ry, CfBorder border, guint32 bv)
+{
+  double gx[CF_BLUR_MAX_RADIUS + 1], gy[CF_BLUR_MAX_RADIUS + 1];
+  double nx = 0, ny = 0, acc = 0;
+  int i, j;
+
+  for (i = 0; i <= rx; i++) {
+    gx[i] = rx ? exp (-(double) i * i / (2 * sx * sx)) : 1;
+    nx += i ? 2 * gx[i] : gx[i];
+  }
+  for (j = 0; j <= ry; j++) {
+    gy[j] = ry ? exp (-(double) j * j / (2 * sy * sy)) : 1;
+    ny += j ? 2 * gy[j] : gy[j];
+  }
+  for (j = -ry; j <= ry; j++) {
+    int yy = cf_border_index (y + j, h, border);
+    for (i = -rx; i <= rx; i++) {
+      int xx = cf_border_index (x + i, w, border);
+      double p = (yy < 0 || xx < 0) ? bv : v[(yy * w + xx) * ch + c];
+      acc += gx[abs (i)] / nx * gy[abs (j)] / ny * p;
+    }
+  }
+  return acc;
+}
+
+GST_START_TEST (test_words_reference_is_a_true_gaussian)
+{
+  static const struct
+  {
+    int depth, shift;
+  } layouts[] = { {10, 6}, {10, 0}, {12, 4}, {16, 0} };
+  GRand *rand = g_rand_new ();
+  const int w = 37, h = 23;
+  guint l, s, ch, border, content;
+  double worst = 0;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+      for (ch = 1; ch <= 4; ch++)
+        for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT;
+            border++)
+          for (content = CONTENT_RANDOM; content <= CONTENT_SOLID; content++) {
+            const int depth = layouts[l].depth, shift = layouts[l].shift;
+            const guint32 top = (1u << depth) - 1;
+            double sx = sigmas[s], sy = sigmas[s] * 0.7;
+            int rx = cf_blur_radius_for_sigma (sx);
+            int ry = cf_blur_radius_for_sigma (sy);
+            CfBlurKernel kx, ky;
+            guint32 v[37 * 23 * 4], solid = g_rand_int_range (rand, 0, top + 1);
+            guint16 src[37 * 23 * 4], dst[37 * 23 * 4];
+            guint16 bv[4] = { top / 7, top / 2, top, 3 };
+            int x, y, c, i;
+
+            for (y = 0; y < h; y++)
+              for (x = 0; x < w; x++)
+                for (c = 0; c < (int) ch; c++) {
+                  guint32 *p = &v[(y * w + x) * ch + c];
+                  switch (content) {
+                    case CONTENT_RANDOM:
+                      *p = g_rand_int_range (rand, 0, top + 1);
+                      break;
+                    case CONTENT_EDGES:
+                      *p = (((x / 5) + (y / 5) + c) & 1) ? top : 0;
+                      break;
+                    case CONTENT_GRADIENT:
+                      *p = (guint32) ((x * 7 + y * 3 + c * 50) * 97) & top;
+                      break;
+                    default:
+                      *p = solid;
+                      break;
+                  }
+                }
+            /* the sample in its place, stray bits around it */
+            for (i = 0; i < w * h * (int) ch; i++)
+              src[i] = (guint16) ((v[i] << shift) |
+                  (g_rand_int (rand) & ((1u << shift) - 1)));
+            fail_unless (cf_blur_kernel_make (sx, rx, CF_BLUR_WORD_BITS,
+                    &kx) == 0);
+            fail_unless (cf_blur_kernel_make (sy, ry, CF_BLUR_WORD_BITS,
+                    &ky) == 0);
+            cf_ref_blur_plane_words (src, 2 * w * ch, dst, 2 * w * ch, w, h,
+                ch, depth, shift, &kx, &ky, border, bv);
+            for (y = 0; y < h; y++)
+              for (x = 0; x < w; x++)
+                for (c = 0; c < (int) ch; c++) {
+                  guint16 word = dst[(y * w + x) * ch + c];
+                  double t = true_gaussian_words (v, w, h, ch, x, y, c, sx,
+                      sy, rx, ry, border, bv[c]);
+                  double err = fabs ((word >> shift) - t);
+
+                  fail_unless ((word & ((1u << shift) - 1)) == 0,
+                      "stray bits out: %04x", word);
+                  worst = MAX (worst, err);
+                  if (err >= 1.0)
+                    fail ("depth %d shift %d sigma %g ch %u border %u "
+                        "content %u (%d,%d,%d): %u vs %.3f", depth, shift, sx,
+                        ch, border, content, x, y, c, word >> shift, t);
+                  if (content == CONTENT_SOLID && border != CF_BORDER_CONSTANT)
+                    fail_unless_equals_int (word >> shift, solid);
+                }
+          }
+  g_print ("high bit depth: largest difference from the true Gaussian: "
+      "%.3f\n", worst);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 CF_TEST_SUITE (blur_reference_suite, "blur-reference",
     CF_TEST_CASE ("general", 300),
     CF_TEST (test_radius_rule),
     CF_TEST (test_kernel_weights),
     CF_TEST (test_border_rules),
     CF_TEST (test_reference_is_a_true_gaussian),
-    CF_TEST (test_identity_and_tiny_frames));
+    CF_TEST (test_identity_and_tiny_frames),
+    CF_TEST (test_words_reference_is_a_true_gaussian));
 
 GST_CHECK_MAIN (blur_reference);

@@ -269,6 +269,129 @@ GST_START_TEST (test_blur_invalid_arguments)
 
 GST_END_TEST;
 
+/* ---- high bit depth (#48) ---- */
+
+/* cf_blur_plane_words against its CPU reference for one plane: random
+ * words (stray bits outside the samples too) or all one `solid` sample */
+static void
+run_words_case (gint w, gint h, gint channels, gint depth, gint shift,
+    double sx, double sy, CfBorder border, PitchMode mode, gboolean solid)
+{
+  gsize row = 2 * (gsize) w * channels;
+  gsize scratch_size = cf_blur_word_scratch_bytes (w, h, channels);
+  gchar *what = g_strdup_printf ("blur words %dx%d, %d channels, depth %d "
+      "shift %d, sigma %g x %g, border %d, pitch mode %d%s", w, h, channels,
+      depth, shift, sx, sy, border, mode, solid ? ", solid" : "");
+  CfBlurKernel kx, ky;
+  guint16 bv[4];
+  void *scratch;
+  PlaneCase pc;
+  gint i;
+
+  plane_case_init (&pc, row, row, h, mode);
+  for (i = 0; i < 4; i++)
+    bv[i] = g_rand_int_range (rand_, 0, 1 << depth);
+  if (solid) {
+    guint16 word = (guint16) (g_rand_int_range (rand_, 0, 1 << depth) << shift);
+    gsize k;
+
+    for (k = 0; k + 1 < pc.src_size; k += 2) {
+      pc.src[k] = word & 0xff;
+      pc.src[k + 1] = word >> 8;
+    }
+  }
+  plane_case_upload (&pc);
+  fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
+          CF_BLUR_WORD_BITS, &kx) == 0);
+  fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
+          CF_BLUR_WORD_BITS, &ky) == 0);
+  cf_ref_blur_plane_words (pc.src + pc.src_off, pc.src_pitch,
+      pc.want + pc.dst_off, pc.dst_pitch, w, h, channels, depth, shift, &kx,
+      &ky, border, bv);
+  CUDA_OK (cudaMalloc (&scratch, scratch_size));
+  CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  plane_case_finish (&pc, cf_blur_plane_words (pc.d_src + pc.src_off,
+          pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h, channels,
+          depth, shift, &kx, &ky, border, bv, scratch, NULL), what);
+  CUDA_OK (cudaFree (scratch));
+  g_free (what);
+}
+
+/* every channel count, border and sigma, P010's, I420_10's, P012's and
+ * 16-bit layouts, on small odd frames and on frames wider than a block
+ * and taller than the grid's rows of 16; 4K P010 luma and chroma */
+GST_START_TEST (test_blur_words_equals_reference)
+{
+  static const double sigmas[] = { 0.3, 1, 2.6, 5, 20, 50 };
+  static const struct
+  {
+    gint depth, shift;
+  } layouts[] = { {10, 6}, {10, 0}, {12, 4}, {16, 0} };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {1, 1}, {1, 17}, {17, 1}, {3, 7}, {37, 23}, {130, 9},
+  {301, 37}
+  };
+  guint s, f, l;
+  gint ch, border;
+  PitchMode mode;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (ch = 1; ch <= 4; ch++)
+      for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+        for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+          for (f = 0; f < G_N_ELEMENTS (frames); f++)
+            for (mode = PITCH_TIGHT; mode <= PITCH_PADDED; mode++)
+              run_words_case (frames[f].w, frames[f].h, ch, layouts[l].depth,
+                  layouts[l].shift, sigmas[s],
+                  sigmas[(s + 1) % G_N_ELEMENTS (sigmas)] / 2, border, mode,
+                  f == 4 && s == 2);
+  /* 4K P010: luma, and the chroma plane (2 channels at half size) */
+  run_words_case (3840, 2160, 1, 10, 6, 2.6, 2.6, CF_BORDER_REPLICATE,
+      PITCH_PADDED, FALSE);
+  run_words_case (1920, 1080, 2, 10, 6, 1.3, 1.3, CF_BORDER_REFLECT_101,
+      PITCH_PADDED, FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_blur_words_invalid_arguments)
+{
+  guint8 *d;
+  CfBlurKernel k, k8;
+
+  CUDA_OK (cudaMalloc ((void **) &d, 8192));
+  cf_blur_kernel_make (1, 3, CF_BLUR_WORD_BITS, &k);
+  cf_blur_kernel_make (1, 3, CF_BLUR_H_BITS, &k8);
+  fail_unless (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 4, 10, 6, &k,
+          &k, CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  /* the 8-bit weights, a bad depth, shift or channel count, odd
+   * addresses and pitches, short pitches, no scratch */
+  fail_if (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 4, 10, 6, &k8,
+          &k, CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  fail_if (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 4, 8, 0, &k, &k,
+          CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  fail_if (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 4, 10, 7, &k, &k,
+          CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  fail_if (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 5, 10, 6, &k, &k,
+          CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  fail_if (cf_blur_plane_words (d + 1, 64, d + 2048, 64, 8, 4, 4, 10, 6, &k,
+          &k, CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  fail_if (cf_blur_plane_words (d, 65, d + 2048, 64, 8, 4, 4, 10, 6, &k, &k,
+          CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  fail_if (cf_blur_plane_words (d, 62, d + 2048, 64, 8, 4, 4, 10, 6, &k, &k,
+          CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
+  fail_if (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 4, 10, 6, &k, &k,
+          CF_BORDER_REPLICATE, NULL, NULL, NULL) == 0);
+  fail_unless (cf_blur_word_scratch_bytes (8, 4, 4) >= 8 * 4 * 4 * 4);
+  fail_unless (cf_blur_word_scratch_bytes (0, 4, 4) == 0);
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaFree (d));
+}
+
+GST_END_TEST;
+
 CF_KERNEL_TEST_MAIN ("kernels-blur",
     CF_KERNEL_TEST (test_blur_small_frames),
     CF_KERNEL_TEST (test_blur_large_frames),
@@ -277,4 +400,6 @@ CF_KERNEL_TEST_MAIN ("kernels-blur",
     CF_KERNEL_TEST (test_blur_direct_rows),
     CF_KERNEL_TEST (test_blur_large_radii),
     CF_KERNEL_TEST (test_blur_extreme_weights),
-    CF_KERNEL_TEST (test_blur_invalid_arguments));
+    CF_KERNEL_TEST (test_blur_invalid_arguments),
+    CF_KERNEL_TEST (test_blur_words_equals_reference),
+    CF_KERNEL_TEST (test_blur_words_invalid_arguments));

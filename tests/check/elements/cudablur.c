@@ -1,12 +1,14 @@
 /* cudablur on the GPU through GstHarness: every format in both memory
  * types, odd sizes and padded strides, every border rule and sigmas 0.3 to
  * 20, against the CPU reference applied plane by plane as docs/cudablur.md
- * defines; sigma changed while playing; passthrough at sigma 0; and the
- * GPU chain cudaupload ! cudablur ! cudagray ! cudadownload. */
+ * defines; the formats of 10 to 16 bits likewise; sigma changed while
+ * playing; passthrough at sigma 0; and the GPU chain
+ * cudaupload ! cudablur ! cudagray ! cudadownload. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/cuda/gstcudamemory.h>
 
+#include "cf-hbd.h"
 #include "cf-test-util.h"
 
 typedef struct
@@ -16,7 +18,8 @@ typedef struct
   CfBorder border;
 } Settings;
 
-/* The expected output of one plane, tightly packed. */
+/* The expected output of one plane, tightly packed: above 8 bits in
+ * 16-bit words, by cf_ref_blur_plane_words with 28-bit weights. */
 static guint8 *
 reference_plane (GstVideoFrame * in, guint p, const Settings * s,
     gsize * row_bytes, guint * rows)
@@ -29,11 +32,13 @@ reference_plane (GstVideoFrame * in, guint p, const Settings * s,
   CfBlurKernel kx, ky;
   guint8 *out, bv[4];
   gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  gboolean words = depth > 8;
 
   gst_video_format_info_component (finfo, p, comp);
   wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
   hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
-  channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]);
+  channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) / (words ? 2 : 1);
   w = GST_VIDEO_FRAME_COMP_WIDTH (in, comp[0]);
   h = GST_VIDEO_FRAME_COMP_HEIGHT (in, comp[0]);
   memset (bv, yuv ? (p == 0 ? 16 : 128) : 0, 4);
@@ -44,17 +49,28 @@ reference_plane (GstVideoFrame * in, guint p, const Settings * s,
   sy /= 1 << hsub;
   cf_blur_kernel_make (sx, sx > 0 ? (s->radius ? (s->radius + (1 << wsub) -
               1) >> wsub : cf_blur_radius_for_sigma (sx)) : 0,
-      CF_BLUR_H_BITS, &kx);
+      words ? CF_BLUR_WORD_BITS : CF_BLUR_H_BITS, &kx);
   cf_blur_kernel_make (sy, sy > 0 ? (s->radius ? (s->radius + (1 << hsub) -
               1) >> hsub : cf_blur_radius_for_sigma (sy)) : 0,
-      CF_BLUR_V_BITS, &ky);
+      words ? CF_BLUR_WORD_BITS : CF_BLUR_V_BITS, &ky);
 
-  *row_bytes = (gsize) w *channels;
+  *row_bytes = (gsize) w *channels * (words ? 2 : 1);
   *rows = h;
   out = g_malloc (*row_bytes * h);
-  cf_ref_blur_plane (GST_VIDEO_FRAME_PLANE_DATA (in, p),
-      GST_VIDEO_FRAME_PLANE_STRIDE (in, p), out, *row_bytes, w, h, channels,
-      &kx, &ky, s->border, bv);
+  if (words) {
+    /* black: Y 16, chroma 128, at the depth */
+    guint16 value = yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+    guint16 wv[4] = { value, value, value, value };
+
+    cf_ref_blur_plane_words (GST_VIDEO_FRAME_PLANE_DATA (in, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (in, p), out, *row_bytes, w, h, channels,
+        depth, GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]), &kx, &ky,
+        s->border, wv);
+  } else {
+    cf_ref_blur_plane (GST_VIDEO_FRAME_PLANE_DATA (in, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (in, p), out, *row_bytes, w, h,
+        channels, &kx, &ky, s->border, bv);
+  }
   return out;
 }
 
@@ -161,6 +177,19 @@ GST_START_TEST (test_cuda_memory)
 
 GST_END_TEST;
 
+/* 10 to 16 bits (#48): every format of 16-bit words, in system memory
+ * and in CUDA memory as far as the runtime's allocator holds them, odd
+ * sizes, padded strides, random words with bits outside the samples */
+GST_START_TEST (test_high_bit_depth)
+{
+  check_formats ("cudablur", cf_hbd_word_formats, CF_HBD_N_WORD_FORMATS);
+  check_formats ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudablur ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload",
+      cf_hbd_cuda_word_formats, cf_hbd_n_cuda_word_formats);
+}
+
+GST_END_TEST;
+
 /* every sigma of the issue on one format, every border */
 GST_START_TEST (test_sigmas_and_borders)
 {
@@ -255,6 +284,7 @@ CF_TEST_SUITE (cudablur_suite, "cudablur",
     CF_TEST_CASE ("gpu", 900),
     CF_TEST (test_system_memory),
     CF_TEST (test_cuda_memory),
+    CF_TEST (test_high_bit_depth),
     CF_TEST (test_sigmas_and_borders),
     CF_TEST (test_passthrough_and_changes), CF_TEST (test_chain_with_cudagray));
 

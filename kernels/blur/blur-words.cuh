@@ -1,0 +1,125 @@
+/* The high-bit blur (#48): planes of 16-bit words, two passes on the CUDA
+ * cores through a scratch plane of 32-bit t, in doubles, where every
+ * product and partial sum is an integer below 2^53 and so exact in any
+ * order (the arithmetic is in cudafilters-kernels.h, "High bit depth";
+ * the same as cf_ref_blur_plane_words, blur-reference.c).
+ *
+ * Horizontal: a block stages one row's samples for 128 pixels and their
+ * halo (border rule applied) in shared memory as doubles; each thread
+ * filters one pixel's channels, the two taps at each distance added
+ * before their weight multiplies them.  Vertical: each thread takes one
+ * column of t down 16 rows, each t row it loads added into the 16 sums
+ * that weight it.
+ * Tests (kernels-blur): test_blur_words_equals_reference. */
+#ifndef CUDAFILTERS_BLUR_WORDS_CUH
+#define CUDAFILTERS_BLUR_WORDS_CUH
+
+#include "blur-device.cuh"
+
+namespace {
+
+constexpr int kWordsHPixels = 128;      /* pixels of a horizontal block */
+constexpr int kWordsVColumns = 128;     /* t columns of a vertical block */
+constexpr int kWordsVRows = 16;         /* rows a vertical thread sums */
+/* the grid's rows, which blocks then step over */
+constexpr int kWordsMaxGridY = 65535;
+
+struct WordBlurArgs
+{
+  int rx, ry;
+  int border;
+  int depth, shift;
+  uint32_t border_value[4];
+  double wx[CF_BLUR_MAX_RADIUS + 1];
+  double wy[CF_BLUR_MAX_RADIUS + 1];
+};
+
+template < int C > __global__ void
+__launch_bounds__ (kWordsHPixels)
+blur_words_h_kernel (const uint8_t * src, size_t src_pitch, uint32_t * t,
+    size_t t_pitch, int width, int height, WordBlurArgs a)
+{
+  extern __shared__ double staged[];    /* (kWordsHPixels + 2 rx) x C */
+  const uint32_t mask = (1u << a.depth) - 1;
+  const int x0 = blockIdx.x * kWordsHPixels;
+  const int n = (kWordsHPixels + 2 * a.rx) * C;
+  const int x = x0 + threadIdx.x;
+
+  for (int y = blockIdx.y; y < height; y += gridDim.y) {
+    const uint16_t *row = (const uint16_t *) (src + (size_t) y * src_pitch);
+    __syncthreads ();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+      const int c = i % C;
+      const int sx = border_index (x0 - a.rx + i / C, width, a.border);
+      staged[i] = sx < 0 ? (double) a.border_value[c] :
+          (double) ((row[sx * C + c] >> a.shift) & mask);
+    }
+    __syncthreads ();
+    if (x >= width)
+      continue;
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      const double *p = staged + (threadIdx.x + a.rx) * C + c;
+      double h = a.wx[0] * p[0];
+      for (int i = 1; i <= a.rx; i++)
+        h = fma (a.wx[i], p[i * C] + p[-i * C], h);
+      /* rnd (h / 2^20): h + 2^19 is an integer below 2^53, its quotient
+       * by a power of two exact, so floor is the shift */
+      constexpr double half = (double) (1 << (CF_BLUR_WORD_BITS -
+              CF_BLUR_WORD_MID_BITS - 1));
+      constexpr double scale = 1.0 / (double) (1 << (CF_BLUR_WORD_BITS -
+              CF_BLUR_WORD_MID_BITS));
+      t[(size_t) y * t_pitch + (size_t) x * C + c] =
+          (uint32_t) floor ((h + half) * scale);
+    }
+  }
+}
+
+__global__ void
+__launch_bounds__ (kWordsVColumns)
+blur_words_v_kernel (const uint32_t * t, size_t t_pitch, uint8_t * dst,
+    size_t dst_pitch, int columns, int channels, int height, WordBlurArgs a)
+{
+  const int col = blockIdx.x * kWordsVColumns + threadIdx.x;
+  if (col >= columns)
+    return;
+  /* a constant border's t: its value's h is value x 2^28, exactly */
+  const double border_t = (double) (a.border_value[col % channels] <<
+      CF_BLUR_WORD_MID_BITS);
+  for (int y0 = blockIdx.y * kWordsVRows; y0 < height;
+      y0 += gridDim.y * kWordsVRows) {
+    double acc[kWordsVRows];
+#pragma unroll
+    for (int k = 0; k < kWordsVRows; k++)
+      acc[k] = 0.0;
+    for (int j = -a.ry; j < kWordsVRows + a.ry; j++) {
+      const int sy = border_index (y0 + j, height, a.border);
+      const double tv = sy < 0 ? border_t :
+          (double) __ldg (t + (size_t) sy * t_pitch + col);
+#pragma unroll
+      for (int k = 0; k < kWordsVRows; k++) {
+        /* row y0 + j is tap j - k of output row y0 + k */
+        const int d = j - k < 0 ? k - j : j - k;
+        if (d <= a.ry)
+          acc[k] = fma (a.wy[d], tv, acc[k]);
+      }
+    }
+    constexpr double half = 34359738368.0;      /* 2^35 */
+    constexpr double scale = 1.0 / 68719476736.0;       /* 2^-36 */
+    static_assert (CF_BLUR_WORD_BITS + CF_BLUR_WORD_MID_BITS == 36,
+        "the output's shift");
+#pragma unroll
+    for (int k = 0; k < kWordsVRows; k++) {
+      const int y = y0 + k;
+      if (y < height) {
+        const uint32_t out = (uint32_t) floor ((acc[k] + half) * scale);
+        ((uint16_t *) (dst + (size_t) y * dst_pitch))[col] =
+            (uint16_t) (out << a.shift);
+      }
+    }
+  }
+}
+
+}                               /* namespace */
+
+#endif
