@@ -7,9 +7,11 @@
  * Horizontal: a block stages one row's samples for 128 pixels and their
  * halo (border rule applied) in shared memory as doubles; each thread
  * filters one pixel's channels, the two taps at each distance added
- * before their weight multiplies them.  Vertical: each thread takes one
- * column of t down 16 rows, each t row it loads added into the 16 sums
- * that weight it.
+ * before their weight multiplies them.  Vertical, up to radius 64
+ * (blur_words_v_tile_kernel): a block stages a strip of t rows in shared
+ * memory and a thread sums 4 rows of one column the same way; beyond,
+ * each thread takes one column of t down 16 rows, each t row it loads
+ * added into the 16 sums that weight it.
  * Tests (kernels-blur): test_blur_words_equals_reference. */
 #ifndef CUDAFILTERS_BLUR_WORDS_CUH
 #define CUDAFILTERS_BLUR_WORDS_CUH
@@ -23,6 +25,13 @@ constexpr int kWordsVColumns = 128;     /* t columns of a vertical block */
 constexpr int kWordsVRows = 16;         /* rows a vertical thread sums */
 /* the grid's rows, which blocks then step over */
 constexpr int kWordsMaxGridY = 65535;
+
+/* rnd (v / 2^36), the output's rounding: v + 2^35 is an integer below
+ * 2^53 and its quotient by 2^36 exact, so floor is the shift */
+constexpr double kWordsOutHalf = 34359738368.0; /* 2^35 */
+constexpr double kWordsOutScale = 1.0 / 68719476736.0;  /* 2^-36 */
+static_assert (CF_BLUR_WORD_BITS + CF_BLUR_WORD_MID_BITS == 36,
+    "the output's shift");
 
 struct WordBlurArgs
 {
@@ -104,15 +113,80 @@ blur_words_v_kernel (const uint32_t * t, size_t t_pitch, uint8_t * dst,
           acc[k] = fma (a.wy[d], tv, acc[k]);
       }
     }
-    constexpr double half = 34359738368.0;      /* 2^35 */
-    constexpr double scale = 1.0 / 68719476736.0;       /* 2^-36 */
-    static_assert (CF_BLUR_WORD_BITS + CF_BLUR_WORD_MID_BITS == 36,
-        "the output's shift");
 #pragma unroll
     for (int k = 0; k < kWordsVRows; k++) {
       const int y = y0 + k;
       if (y < height) {
-        const uint32_t out = (uint32_t) floor ((acc[k] + half) * scale);
+        const uint32_t out = (uint32_t) floor ((acc[k] + kWordsOutHalf) *
+            kWordsOutScale);
+        ((uint16_t *) (dst + (size_t) y * dst_pitch))[col] =
+            (uint16_t) (out << a.shift);
+      }
+    }
+  }
+}
+
+/* The vertical pass for radii up to kWordsTileMaxRadius: a block stages
+ * the t rows of a strip of 16 output rows and 32 columns, halo included
+ * (border rule applied), in shared memory as doubles; a thread sums 4
+ * output rows of one column, the two taps at each distance added before
+ * their weight multiplies them, each weight read once for its 4 sums. */
+constexpr int kWordsTileColumns = 32;
+constexpr int kWordsTileRowsEach = 4;   /* output rows a thread sums */
+constexpr int kWordsTileThreads = kWordsTileColumns * kWordsVRows /
+    kWordsTileRowsEach;
+/* (16 + 2 x 64) x 32 doubles: 36 KB, under the 48 KB of any GPU */
+constexpr int kWordsTileMaxRadius = 64;
+
+__global__ void
+__launch_bounds__ (kWordsTileThreads)
+blur_words_v_tile_kernel (const uint32_t * t, size_t t_pitch, uint8_t * dst,
+    size_t dst_pitch, int columns, int channels, int height, WordBlurArgs a)
+{
+  extern __shared__ double tile[];      /* (16 + 2 ry) x 32 */
+  const int cx = threadIdx.x % kWordsTileColumns;
+  const int rg = threadIdx.x / kWordsTileColumns;
+  const int col0 = blockIdx.x * kWordsTileColumns;
+  const int col = col0 + cx;
+  const int rows = kWordsVRows + 2 * a.ry;
+
+  for (int y0 = blockIdx.y * kWordsVRows; y0 < height;
+      y0 += gridDim.y * kWordsVRows) {
+    __syncthreads ();
+    for (int i = threadIdx.x; i < rows * kWordsTileColumns;
+        i += blockDim.x) {
+      const int r = i / kWordsTileColumns, c = col0 + i % kWordsTileColumns;
+      const int sy = border_index (y0 - a.ry + r, height, a.border);
+      double v = 0.0;
+      if (c < columns)
+        v = sy < 0 ? (double) (a.border_value[c % channels] <<
+            CF_BLUR_WORD_MID_BITS) :
+            (double) __ldg (t + (size_t) sy * t_pitch + c);
+      tile[i] = v;
+    }
+    __syncthreads ();
+    if (col >= columns)
+      continue;
+
+    const double *centre = tile + (kWordsTileRowsEach * rg + a.ry) *
+        kWordsTileColumns + cx;
+    double acc[kWordsTileRowsEach];
+#pragma unroll
+    for (int k = 0; k < kWordsTileRowsEach; k++)
+      acc[k] = a.wy[0] * centre[k * kWordsTileColumns];
+    for (int i = 1; i <= a.ry; i++) {
+      const double w = a.wy[i];
+#pragma unroll
+      for (int k = 0; k < kWordsTileRowsEach; k++)
+        acc[k] = fma (w, centre[(k + i) * kWordsTileColumns] +
+            centre[(k - i) * kWordsTileColumns], acc[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < kWordsTileRowsEach; k++) {
+      const int y = y0 + kWordsTileRowsEach * rg + k;
+      if (y < height) {
+        const uint32_t out = (uint32_t) floor ((acc[k] + kWordsOutHalf) *
+            kWordsOutScale);
         ((uint16_t *) (dst + (size_t) y * dst_pitch))[col] =
             (uint16_t) (out << a.shift);
       }

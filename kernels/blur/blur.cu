@@ -509,9 +509,18 @@ cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
     return err;
   const int columns = width * channels;
   const int row_blocks = (height + kWordsVRows - 1) / kWordsVRows;
-  const dim3 grid ((columns + kWordsVColumns - 1) / kWordsVColumns,
-      row_blocks < kWordsMaxGridY ? row_blocks : kWordsMaxGridY);
-  blur_words_v_kernel <<< grid, kWordsVColumns, 0, st >>> (t, tp,
-      (uint8_t *) dst, dst_pitch, columns, channels, height, a);
+  const int grid_y = row_blocks < kWordsMaxGridY ? row_blocks : kWordsMaxGridY;
+  if (a.ry <= kWordsTileMaxRadius) {
+    const dim3 grid ((columns + kWordsTileColumns - 1) / kWordsTileColumns,
+        grid_y);
+    const size_t smem = sizeof (double) * (kWordsVRows + 2 * a.ry) *
+        kWordsTileColumns;
+    blur_words_v_tile_kernel <<< grid, kWordsTileThreads, smem, st >>> (t,
+        tp, (uint8_t *) dst, dst_pitch, columns, channels, height, a);
+  } else {
+    const dim3 grid ((columns + kWordsVColumns - 1) / kWordsVColumns, grid_y);
+    blur_words_v_kernel <<< grid, kWordsVColumns, 0, st >>> (t, tp,
+        (uint8_t *) dst, dst_pitch, columns, channels, height, a);
+  }
   return cudaGetLastError ();
 }
