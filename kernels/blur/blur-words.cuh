@@ -4,10 +4,11 @@
  * order (the arithmetic is in cudafilters-kernels.h, "High bit depth";
  * the same as cf_ref_blur_plane_words, blur-reference.c).
  *
- * Horizontal: a block stages one row's samples for 128 pixels and their
- * halo (border rule applied) in shared memory as doubles; each thread
- * filters one pixel's channels, the two taps at each distance added
- * before their weight multiplies them.  Vertical, up to radius 64
+ * Horizontal: a block stages one row's samples for 512 (or with 3
+ * channels 384) samples and their halo (border rule applied) in shared
+ * memory as doubles; each thread filters 4 (3) samples 128 apart, the two
+ * taps at each distance added before their weight multiplies them, each
+ * weight read once for them all.  Vertical, up to radius 64
  * (blur_words_v_tile_kernel): a block stages a strip of t rows in shared
  * memory and a thread sums 4 rows of one column the same way; beyond,
  * each thread takes one column of t down 16 rows, each t row it loads
@@ -20,7 +21,7 @@
 
 namespace {
 
-constexpr int kWordsHPixels = 128;      /* pixels of a horizontal block */
+constexpr int kWordsHThreads = 128;     /* threads of a horizontal block */
 constexpr int kWordsVColumns = 128;     /* t columns of a vertical block */
 constexpr int kWordsVRows = 16;         /* rows a vertical thread sums */
 /* the grid's rows, which blocks then step over */
@@ -43,16 +44,35 @@ struct WordBlurArgs
   double wy[CF_BLUR_MAX_RADIUS + 1];
 };
 
+/* samples of a row a horizontal thread filters: 4, or for 3 channels 3,
+ * so that a block covers whole pixels */
+template < int C > __host__ __device__ constexpr int
+words_h_samples ()
+{
+  return C == 3 ? 3 : 4;
+}
+
+/* pixels of a row a horizontal block covers */
+template < int C > __host__ __device__ constexpr int
+words_h_block_pixels ()
+{
+  return kWordsHThreads * words_h_samples < C > () / C;
+}
+
 template < int C > __global__ void
-__launch_bounds__ (kWordsHPixels)
+__launch_bounds__ (kWordsHThreads)
 blur_words_h_kernel (const uint8_t * src, size_t src_pitch, uint32_t * t,
     size_t t_pitch, int width, int height, WordBlurArgs a)
 {
-  extern __shared__ double staged[];    /* (kWordsHPixels + 2 rx) x C */
+  constexpr int K = words_h_samples < C > ();
+  constexpr int kPixels = words_h_block_pixels < C > ();
+  extern __shared__ double staged[];    /* (kPixels + 2 rx) x C */
   const uint32_t mask = (1u << a.depth) - 1;
-  const int x0 = blockIdx.x * kWordsHPixels;
-  const int n = (kWordsHPixels + 2 * a.rx) * C;
-  const int x = x0 + threadIdx.x;
+  const int x0 = blockIdx.x * kPixels;
+  const int n = (kPixels + 2 * a.rx) * C;
+  /* this thread's samples: threadIdx.x + k x kWordsHThreads of the
+   * block's kPixels x C */
+  const int samples = (width - x0 < kPixels ? width - x0 : kPixels) * C;
 
   for (int y = blockIdx.y; y < height; y += gridDim.y) {
     const uint16_t *row = (const uint16_t *) (src + (size_t) y * src_pitch);
@@ -64,22 +84,30 @@ blur_words_h_kernel (const uint8_t * src, size_t src_pitch, uint32_t * t,
           (double) ((row[sx * C + c] >> a.shift) & mask);
     }
     __syncthreads ();
-    if (x >= width)
-      continue;
+    const double *centre = staged + a.rx * C + threadIdx.x;
+    double h[K];
 #pragma unroll
-    for (int c = 0; c < C; c++) {
-      const double *p = staged + (threadIdx.x + a.rx) * C + c;
-      double h = a.wx[0] * p[0];
-      for (int i = 1; i <= a.rx; i++)
-        h = fma (a.wx[i], p[i * C] + p[-i * C], h);
-      /* rnd (h / 2^20): h + 2^19 is an integer below 2^53, its quotient
-       * by a power of two exact, so floor is the shift */
-      constexpr double half = (double) (1 << (CF_BLUR_WORD_BITS -
-              CF_BLUR_WORD_MID_BITS - 1));
-      constexpr double scale = 1.0 / (double) (1 << (CF_BLUR_WORD_BITS -
-              CF_BLUR_WORD_MID_BITS));
-      t[(size_t) y * t_pitch + (size_t) x * C + c] =
-          (uint32_t) floor ((h + half) * scale);
+    for (int k = 0; k < K; k++)
+      h[k] = a.wx[0] * centre[k * kWordsHThreads];
+    for (int i = 1; i <= a.rx; i++) {
+      const double w = a.wx[i];
+#pragma unroll
+      for (int k = 0; k < K; k++)
+        h[k] = fma (w, centre[k * kWordsHThreads + i * C] +
+            centre[k * kWordsHThreads - i * C], h[k]);
+    }
+    /* rnd (h / 2^20): h + 2^19 is an integer below 2^53, its quotient by
+     * a power of two exact, so floor is the shift */
+    constexpr double half = (double) (1 << (CF_BLUR_WORD_BITS -
+            CF_BLUR_WORD_MID_BITS - 1));
+    constexpr double scale = 1.0 / (double) (1 << (CF_BLUR_WORD_BITS -
+            CF_BLUR_WORD_MID_BITS));
+    uint32_t *out = t + (size_t) y * t_pitch + (size_t) x0 * C;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const int sample = threadIdx.x + k * kWordsHThreads;
+      if (sample < samples)
+        out[sample] = (uint32_t) floor ((h[k] + half) * scale);
     }
   }
 }

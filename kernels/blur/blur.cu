@@ -434,10 +434,11 @@ launch_words_h (const uint8_t * src, size_t src_pitch, uint32_t * t,
     size_t t_pitch, int width, int height, const WordBlurArgs & a,
     cudaStream_t stream)
 {
-  const dim3 grid ((width + kWordsHPixels - 1) / kWordsHPixels,
+  constexpr int pixels = words_h_block_pixels < C > ();
+  const dim3 grid ((width + pixels - 1) / pixels,
       height < kWordsMaxGridY ? height : kWordsMaxGridY);
-  const size_t smem = sizeof (double) * (kWordsHPixels + 2 * a.rx) * C;
-  blur_words_h_kernel < C > <<< grid, kWordsHPixels, smem, stream >>> (src,
+  const size_t smem = sizeof (double) * (pixels + 2 * a.rx) * C;
+  blur_words_h_kernel < C > <<< grid, kWordsHThreads, smem, stream >>> (src,
       src_pitch, t, t_pitch, width, height, a);
   return cudaGetLastError ();
 }
