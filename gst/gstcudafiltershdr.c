@@ -87,6 +87,24 @@ gst_cuda_filters_pq_eotf (gdouble e)
 }
 
 /**
+ * gst_cuda_filters_pq_inverse_eotf:
+ * @light: light in cd/m2, 0 to 10000
+ *
+ * Returns: the non-linear PQ value of @light (SMPTE ST 2084's inverse
+ * EOTF): ((c1 + c2 Y^m1) / (1 + c3 Y^m1))^m2 with Y = light / 10000.
+ */
+gdouble
+gst_cuda_filters_pq_inverse_eotf (gdouble light)
+{
+  const gdouble m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128;
+  const gdouble c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32;
+  const gdouble c3 = 2392.0 / 4096 * 32;
+  gdouble y = pow (CLAMP (light, 0.0, 10000.0) / 10000.0, m1);
+
+  return pow ((c1 + c2 * y) / (1.0 + c3 * y), m2);
+}
+
+/**
  * gst_cuda_filters_light_of_codes_pq:
  * @light: filled with the light of each code, in cd/m2
  *

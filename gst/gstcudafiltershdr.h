@@ -70,6 +70,7 @@ gst_cuda_filters_max_rgb_code_rgb (guint depth, uint32_t r, uint32_t g,
 }
 
 gdouble gst_cuda_filters_pq_eotf (gdouble e);
+gdouble gst_cuda_filters_pq_inverse_eotf (gdouble light);
 
 void gst_cuda_filters_light_of_codes_pq (gdouble
     light[GST_CUDA_FILTERS_LIGHT_CODES]);

@@ -256,6 +256,13 @@ make_frame (GstVideoFormat format, gint w, gint h, guint pad, FrameKind kind)
   return buf;
 }
 
+gchar *
+cf_test_roi_launch (const gchar * element, const Roi * roi)
+{
+  return g_strdup_printf ("%s roi-x=%u roi-y=%u roi-width=%u roi-height=%u",
+      element, roi->x, roi->y, roi->w, roi->h);
+}
+
 GstStructure *
 cf_test_message_of (const gchar * launch, GstBuffer * in,
     const GstVideoInfo * info, const gchar * what)

@@ -163,6 +163,10 @@ static const Roi cf_test_rois[] G_GNUC_UNUSED = {
   {298, 200, 50, 50},           /* clipped */
 };
 
+/* "@element roi-x=… roi-y=… roi-width=… roi-height=…" for @roi (to free):
+ * @element is the element and its other properties */
+gchar *cf_test_roi_launch (const gchar * element, const Roi * roi);
+
 /* Pushes @in, a frame of @info, through @launch (a pipeline whose last
  * element is an analysis element): the frame comes out with the same
  * bytes, in system memory the very buffer pushed, and the message that

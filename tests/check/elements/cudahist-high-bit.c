@@ -178,12 +178,13 @@ GST_START_TEST (test_bins_and_regions)
         const Roi *roi = &cf_test_rois[r];
         guint levels = levels_of (GST_VIDEO_FORMAT_INFO_DEPTH
             (gst_video_format_get_info (formats[f]), 0));
-        gchar *launch = g_strdup_printf ("cudahist bins=%u roi-x=%u roi-y=%u "
-            "roi-width=%u roi-height=%u array-format=%s", bins[b], roi->x,
-            roi->y, roi->w, roi->h, (r + b) % 2 ? "buffer" : "value-array");
+        gchar *options = g_strdup_printf ("cudahist bins=%u array-format=%s",
+            bins[b], (r + b) % 2 ? "buffer" : "value-array");
+        gchar *launch = cf_test_roi_launch (options, roi);
 
         run_frame (launch, formats[f], 301, 211, 12, (r + b) % 3 ?
             WORDS_RANDOM : WORDS_REAL, MIN (bins[b], levels), roi);
+        g_free (options);
         g_free (launch);
       }
 }

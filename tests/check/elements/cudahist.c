@@ -162,11 +162,12 @@ GST_START_TEST (test_bins_and_regions)
       for (b = 0; b < G_N_ELEMENTS (bins); b++) {
         const Roi *roi = &cf_test_rois[r];
         /* the counts as value arrays and as buffers */
-        gchar *launch = g_strdup_printf ("cudahist bins=%u roi-x=%u roi-y=%u "
-            "roi-width=%u roi-height=%u array-format=%s", bins[b], roi->x,
-            roi->y, roi->w, roi->h, (r + b) % 2 ? "buffer" : "value-array");
+        gchar *options = g_strdup_printf ("cudahist bins=%u array-format=%s",
+            bins[b], (r + b) % 2 ? "buffer" : "value-array");
+        gchar *launch = cf_test_roi_launch (options, roi);
         run_frame (launch, formats[f], 301, 211, 12, FRAME_RANDOM, bins[b],
             roi);
+        g_free (options);
         g_free (launch);
       }
 }

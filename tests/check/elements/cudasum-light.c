@@ -178,9 +178,8 @@ GST_START_TEST (test_regions)
   for (f = 0; f < G_N_ELEMENTS (formats); f++)
     for (r = 0; r < G_N_ELEMENTS (cf_test_rois); r++) {
       const Roi *roi = &cf_test_rois[r];
-      gchar *launch = g_strdup_printf ("cudasum light-levels=true roi-x=%u "
-          "roi-y=%u roi-width=%u roi-height=%u", roi->x, roi->y, roi->w,
-          roi->h);
+      gchar *launch = cf_test_roi_launch ("cudasum light-levels=true",
+          roi);
 
       run_frame (launch, formats[f], 301, 211, 12, r % 2, FALSE, roi);
       g_free (launch);
@@ -205,18 +204,6 @@ GST_START_TEST (test_cuda_memory)
 }
 
 GST_END_TEST;
-
-/* the PQ signal of @light cd/m2 (the inverse EOTF) */
-static gdouble
-pq_of_light (gdouble light)
-{
-  const gdouble m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128;
-  const gdouble c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32;
-  const gdouble c3 = 2392.0 / 4096 * 32;
-  gdouble y = pow (light / 10000.0, m1);
-
-  return pow ((c1 + c2 * y) / (1 + c3 * y), m2);
-}
 
 /* A P010 frame (narrow range) whose top @bright_rows rows are grey at
  * luma @bright and the rest at @dark, chroma neutral. */
@@ -251,7 +238,7 @@ GST_START_TEST (test_known_levels)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (levels); i++) {
-    gdouble e = pq_of_light (levels[i]);
+    gdouble e = gst_cuda_filters_pq_inverse_eotf (levels[i]);
     guint luma = (guint) lround (64 + 876 * e);
     /* the light of the sample, and of one code's step above and below */
     gdouble es = (luma - 64) / 876.0;

@@ -321,9 +321,7 @@ GST_START_TEST (test_regions)
   for (f = 0; f < G_N_ELEMENTS (formats); f++)
     for (r = 0; r < G_N_ELEMENTS (cf_test_rois); r++) {
       const Roi *roi = &cf_test_rois[r];
-      gchar *launch = g_strdup_printf ("cudasum " ALL_OPTIONS " roi-x=%u "
-          "roi-y=%u roi-width=%u roi-height=%u", roi->x, roi->y, roi->w,
-          roi->h);
+      gchar *launch = cf_test_roi_launch ("cudasum " ALL_OPTIONS, roi);
       run_frame (launch, formats[f], 301, 211, 12, FRAME_RANDOM, roi);
       g_free (launch);
     }
