@@ -174,3 +174,89 @@ gst_cuda_filters_light_levels (const guint64
   *average_light = n ? sum / (gdouble) n : 0.0;
   return n;
 }
+
+/**
+ * gst_cuda_filters_hlg_inverse_oetf:
+ * @e: a non-linear HLG value, 0 to 1
+ *
+ * Returns: its scene light, 0 to 1 (BT.2100): E'^2 / 3 up to E' = 1/2,
+ * then (exp ((E' - c) / a) + b) / 12.
+ */
+gdouble
+gst_cuda_filters_hlg_inverse_oetf (gdouble e)
+{
+  const gdouble a = 0.17883277, b = 1.0 - 4.0 * a;
+  const gdouble c = 0.5 - a * log (4.0 * a);
+
+  e = CLAMP (e, 0.0, 1.0);
+  if (e <= 0.5)
+    return e * e / 3.0;
+  return (exp ((e - c) / a) + b) / 12.0;
+}
+
+/**
+ * gst_cuda_filters_hlg_gamma:
+ * @peak: the display's nominal peak light Lw, in cd/m2
+ *
+ * Returns: the OOTF's system gamma for @peak (BT.2100, BT.2390's
+ * extension): 1.2 + 0.42 log10 (Lw / 1000).
+ */
+gdouble
+gst_cuda_filters_hlg_gamma (gdouble peak)
+{
+  return 1.2 + 0.42 * log10 (peak / 1000.0);
+}
+
+/**
+ * gst_cuda_filters_hlg_init:
+ * @t: the tables to fill
+ * @kr: @kb: the scene luminance's weights of R and B (BT.2020: 0.2627,
+ *   0.0593)
+ * @peak: the display's nominal peak light Lw, in cd/m2 (400 to 10000)
+ *
+ * Fills the tables of cf_hlg_light(): each code's scene light, the
+ * luminance weights in 2^-16 (G's what is left, so they sum to 2^16), and
+ * Ys^(gamma - 1) at the middle of each step of Ys.  Returns FALSE for
+ * weights or a peak out of range.
+ */
+gboolean
+gst_cuda_filters_hlg_init (CfHlgTables * t, gdouble kr, gdouble kb,
+    gdouble peak)
+{
+  const gdouble scale = (gdouble) (1u << CF_HLG_SCALE_BITS);
+  gdouble gamma = gst_cuda_filters_hlg_gamma (peak);
+  guint i;
+
+  if (kr <= 0 || kb <= 0 || kr + kb >= 1 || !(peak >= 400 && peak <= 10000))
+    return FALSE;
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    t->scene[i] = (guint32) llround (gst_cuda_filters_hlg_inverse_oetf (i /
+            (gdouble) (CF_LIGHT_CODES - 1)) * scale);
+  t->weights[0] = (guint32) lround (kr * 65536);
+  t->weights[2] = (guint32) lround (kb * 65536);
+  t->weights[1] = 65536 - t->weights[0] - t->weights[2];
+  for (i = 0; i < CF_HLG_GAIN_STEPS; i++)
+    t->gain[i] = (guint32) llround (pow ((i + 0.5) / CF_HLG_GAIN_STEPS,
+            gamma - 1.0) * scale);
+  return TRUE;
+}
+
+/**
+ * gst_cuda_filters_hlg_light_levels:
+ * @max_light: the largest cf_hlg_light() of a frame's pixels
+ * @sum: their sum
+ * @pixels: how many
+ * @peak: Lw, in cd/m2
+ * @max_cd: (out): the largest light, in cd/m2
+ * @average_cd: (out): the mean light, in cd/m2 (0 without pixels)
+ */
+void
+gst_cuda_filters_hlg_light_levels (guint64 max_light, guint64 sum,
+    guint64 pixels, gdouble peak, gdouble * max_cd, gdouble * average_cd)
+{
+  const gdouble scale = (gdouble) (1u << CF_HLG_SCALE_BITS);
+
+  *max_cd = peak * (gdouble) max_light / scale;
+  *average_cd = pixels ? peak * ((gdouble) sum / (gdouble) pixels) / scale :
+      0.0;
+}

@@ -506,22 +506,83 @@ cf_max_rgb_chroma (const CfMaxRgb * m, int32_t cb, int32_t cr)
   return top > blue ? top : blue;
 }
 
+/* a component in 2^-CF_MAX_RGB_SHIFT of a code, rounded to the nearest
+ * code and clamped */
+CF_HOST_DEVICE_INLINE uint32_t
+cf_code_of (int64_t component)
+{
+  int64_t code;
+  if (component <= 0)
+    return 0;
+  code = (component + ((int64_t) 1 << (CF_MAX_RGB_SHIFT - 1))) >>
+      CF_MAX_RGB_SHIFT;
+  return code >= CF_LIGHT_CODES ? CF_LIGHT_CODES - 1 : (uint32_t) code;
+}
+
 /* the code of a pixel of luma @y whose chroma's part is @chroma */
 CF_HOST_DEVICE_INLINE uint32_t
 cf_max_rgb_code_of (const CfMaxRgb * m, int32_t y, int64_t chroma)
 {
-  int64_t top = (int64_t) (y - m->offset_y) * m->y + chroma;
-  int64_t code;
-  if (top <= 0)
-    return 0;
-  code = (top + ((int64_t) 1 << (CF_MAX_RGB_SHIFT - 1))) >> CF_MAX_RGB_SHIFT;
-  return code >= CF_LIGHT_CODES ? CF_LIGHT_CODES - 1 : (uint32_t) code;
+  return cf_code_of ((int64_t) (y - m->offset_y) * m->y + chroma);
 }
 
 CF_HOST_DEVICE_INLINE uint32_t
 cf_max_rgb_code (const CfMaxRgb * m, int32_t y, int32_t cb, int32_t cr)
 {
   return cf_max_rgb_code_of (m, y, cf_max_rgb_chroma (m, cb, cr));
+}
+
+/* The codes of R', G' and B' of a pixel, each rounded and clamped as
+ * max(R', G', B')'s is (so that their largest is cf_max_rgb_code's). */
+CF_HOST_DEVICE_INLINE void
+cf_rgb_codes (const CfMaxRgb * m, int32_t y, int32_t cb, int32_t cr,
+    uint32_t codes[3])
+{
+  int64_t yy = (int64_t) (y - m->offset_y) * m->y;
+  int64_t b = (int64_t) (cb - m->offset_c), r = (int64_t) (cr - m->offset_c);
+  codes[0] = cf_code_of (yy + r * m->cr_r);
+  codes[1] = cf_code_of (yy + (-b * m->cb_g - r * m->cr_g));
+  codes[2] = cf_code_of (yy + b * m->cb_b);
+}
+
+/* HLG (#48, docs/design/hdr.md; not yet used by the elements).  A pixel's
+ * display light is the OOTF of its scene light: Lw Ys^(gamma - 1) E for
+ * each component's scene light E (the inverse OETF of its code), Ys the
+ * scene luminance of the three, so its largest is
+ * Lw Ys^(gamma - 1) max(E_R, E_G, E_B).  In integers, from tables the CPU
+ * makes once (gst_cuda_filters_hlg_init()):
+ *   E   = scene[code]                            2^-24 units, 0 .. 2^24
+ *   Ys  = (wr E_R + wg E_G + wb E_B + 2^15) >> 16   (wr + wg + wb = 2^16)
+ *   g   = gain[min (Ys >> 8, 65535)]             Ys^(gamma - 1) at the
+ *                                                middle of the step, 2^-24
+ *   L   = (g max(E) + 2^23) >> 24                Lw 2^-24 units, 0 .. 2^24
+ * so a frame's largest light is an integer maximum and its average an
+ * integer sum, the same on the GPU and the CPU. */
+#define CF_HLG_SCALE_BITS 24
+#define CF_HLG_GAIN_STEPS 65536
+
+typedef struct
+{
+  uint32_t scene[CF_LIGHT_CODES];
+  uint32_t weights[3];
+  uint32_t gain[CF_HLG_GAIN_STEPS];
+} CfHlgTables;
+
+/* a pixel's display light from its codes of R', G', B', in Lw 2^-24 */
+CF_HOST_DEVICE_INLINE uint32_t
+cf_hlg_light (const CfHlgTables * t, const uint32_t codes[3])
+{
+  uint32_t r = t->scene[codes[0]], g = t->scene[codes[1]];
+  uint32_t b = t->scene[codes[2]];
+  uint64_t ys = ((uint64_t) t->weights[0] * r + (uint64_t) t->weights[1] * g
+      + (uint64_t) t->weights[2] * b + 32768) >> 16;
+  uint64_t step = ys >> (CF_HLG_SCALE_BITS - 16);
+  uint32_t top = r > g ? r : g;
+  top = top > b ? top : b;
+  if (step >= CF_HLG_GAIN_STEPS)
+    step = CF_HLG_GAIN_STEPS - 1;
+  return (uint32_t) (((uint64_t) t->gain[step] * top +
+          ((uint64_t) 1 << (CF_HLG_SCALE_BITS - 1))) >> CF_HLG_SCALE_BITS);
 }
 
 /* A region of a Y'CbCr frame of 16-bit little-endian words, each holding

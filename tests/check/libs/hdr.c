@@ -222,6 +222,124 @@ GST_START_TEST (test_light_levels)
 
 GST_END_TEST;
 
+/* The codes of R', G', B' agree with max(R', G', B')'s: their largest is
+ * its code, on random samples of every depth and range */
+GST_START_TEST (test_rgb_codes)
+{
+  static const guint depths[] = { 10, 12, 16 };
+  GRand *rand = g_rand_new ();
+  guint d, full, i;
+
+  for (d = 0; d < G_N_ELEMENTS (depths); d++)
+    for (full = 0; full < 2; full++) {
+      GstCudaFiltersMaxRgb m;
+      gint top = (1 << depths[d]) - 1;
+
+      fail_unless (gst_cuda_filters_max_rgb_init (&m, depths[d], full, KR, KB));
+      for (i = 0; i < 100000; i++) {
+        gint y = g_rand_int_range (rand, 0, top + 1);
+        gint cb = g_rand_int_range (rand, 0, top + 1);
+        gint cr = g_rand_int_range (rand, 0, top + 1);
+        guint32 codes[3];
+
+        cf_rgb_codes (&m, y, cb, cr, codes);
+        fail_unless_equals_int (MAX (codes[0], MAX (codes[1], codes[2])),
+            gst_cuda_filters_max_rgb_code (&m, y, cb, cr));
+      }
+      /* neutral chroma: R' = G' = B' */
+      {
+        guint32 codes[3];
+
+        cf_rgb_codes (&m, top / 3, 1 << (depths[d] - 1),
+            1 << (depths[d] - 1), codes);
+        fail_unless (codes[0] == codes[1] && codes[1] == codes[2]);
+      }
+    }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* HLG: the inverse OETF's definition and anchors, the system gamma, and
+ * a pixel's fixed-point display light against the OOTF in double */
+GST_START_TEST (test_hlg)
+{
+  CfHlgTables *t = g_new (CfHlgTables, 1);
+  GRand *rand = g_rand_new ();
+  const gdouble scale = (gdouble) (1u << CF_HLG_SCALE_BITS);
+  gdouble worst = 0, max_cd, average_cd;
+  guint i;
+
+  fail_unless (gst_cuda_filters_hlg_inverse_oetf (0.0) == 0.0);
+  fail_unless (fabs (gst_cuda_filters_hlg_inverse_oetf (0.5) - 1.0 / 12) <
+      1e-12);
+  /* the two pieces meet at 1/2, and 1 is the top */
+  fail_unless (fabs (gst_cuda_filters_hlg_inverse_oetf (0.5 + 1e-9) - 1.0 /
+          12) < 1e-8);
+  fail_unless (fabs (gst_cuda_filters_hlg_inverse_oetf (1.0) - 1.0) < 1e-6);
+  for (i = 1; i <= 1000; i++)
+    fail_unless (gst_cuda_filters_hlg_inverse_oetf (i / 1000.0) >
+        gst_cuda_filters_hlg_inverse_oetf ((i - 1) / 1000.0));
+  fail_unless (fabs (gst_cuda_filters_hlg_gamma (1000) - 1.2) < 1e-12);
+  fail_unless (fabs (gst_cuda_filters_hlg_gamma (2000) - (1.2 + 0.42 *
+              log10 (2.0))) < 1e-12);
+  fail_if (gst_cuda_filters_hlg_init (t, KR, KB, 100));
+  fail_unless (gst_cuda_filters_hlg_init (t, KR, KB, 1000));
+  fail_unless_equals_int (t->weights[0] + t->weights[1] + t->weights[2], 65536);
+  fail_unless (t->scene[0] == 0 && t->scene[CODES - 1] <= 1u << 24);
+
+  /* BT.2408: a grey at HLG 75 % is 203 cd/m2 on a 1000 cd/m2 display */
+  {
+    guint32 codes[3];
+    guint32 light;
+
+    codes[0] = codes[1] = codes[2] = (guint32) lround (0.75 * (CODES - 1));
+    light = cf_hlg_light (t, codes);
+    gst_cuda_filters_hlg_light_levels (light, light, 1, 1000, &max_cd,
+        &average_cd);
+    fail_unless (fabs (max_cd - 203.0) < 1.0, "HLG 75 %%: %g cd/m2", max_cd);
+    fail_unless (max_cd == average_cd);
+    /* white: the peak, within the last step of the gain's table */
+    codes[0] = codes[1] = codes[2] = CODES - 1;
+    gst_cuda_filters_hlg_light_levels (cf_hlg_light (t, codes), 0, 0, 1000,
+        &max_cd, &average_cd);
+    fail_unless (fabs (max_cd - 1000.0) < 0.01, "white: %g", max_cd);
+    fail_unless (average_cd == 0.0);
+  }
+
+  /* random pixels: the fixed point against the OOTF in double on the same
+   * codes, within 0.1 % where the scene luminance is at least 1/256 (the
+   * gain's step is finer there), within 0.05 cd/m2 below */
+  for (i = 0; i < 200000; i++) {
+    guint32 codes[3];
+    gdouble e[3], ys, want, got;
+    guint c;
+
+    for (c = 0; c < 3; c++) {
+      codes[c] = g_rand_int_range (rand, 0, CODES);
+      e[c] = gst_cuda_filters_hlg_inverse_oetf (codes[c] / (gdouble) (CODES -
+              1));
+    }
+    ys = KR * e[0] + (1 - KR - KB) * e[1] + KB * e[2];
+    want = 1000.0 * pow (ys, 0.2) * MAX (e[0], MAX (e[1], e[2]));
+    got = 1000.0 * cf_hlg_light (t, codes) / scale;
+    if (ys >= 1.0 / 256) {
+      fail_unless (fabs (got - want) <= 1e-3 * want, "codes %u %u %u: %g "
+          "cd/m2, want %g", codes[0], codes[1], codes[2], got, want);
+      worst = MAX (worst, fabs (got - want) / want);
+    } else {
+      fail_unless (fabs (got - want) <= 0.05, "codes %u %u %u: %g cd/m2, "
+          "want %g", codes[0], codes[1], codes[2], got, want);
+    }
+  }
+  g_print ("HLG: largest relative difference from the OOTF in double: "
+      "%.2e\n", worst);
+  g_rand_free (rand);
+  g_free (t);
+}
+
+GST_END_TEST;
+
 static Suite *
 hdr_suite (void)
 {
@@ -235,6 +353,8 @@ hdr_suite (void)
   tcase_add_test (tc, test_max_rgb_anchors);
   tcase_add_test (tc, test_max_rgb_code_rgb);
   tcase_add_test (tc, test_light_levels);
+  tcase_add_test (tc, test_rgb_codes);
+  tcase_add_test (tc, test_hlg);
   return s;
 }
 
