@@ -227,8 +227,10 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
   r->luma_hist_offset = r->hist_offset + hist_sums_bytes (region->depth);
   r->word_offset = word_sums_offset (d->frame_width, d->frame_height,
       region->depth);
+  /* (the kernel takes one chroma pitch: planar U and V must share it) */
   if (settings->light && region->depth > 8 && region->is_yuv &&
-      region->n_channels >= 3) {
+      region->n_channels >= 3 && (region->n_planes == 2 ||
+          region->words[2].pitch == region->words[1].pitch)) {
     r->has |= HAS_LIGHT;
     r->light_offset = light_counts_offset (d->frame_width, d->frame_height,
         region->depth);

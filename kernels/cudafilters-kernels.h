@@ -205,9 +205,10 @@ size_t cf_blur_word_scratch_bytes (int width, int height, int channels);
 /* Blurs a plane of width x height pixels of `channels` interleaved words
  * (1 to 4; P010's chroma: 2).  kx and ky must have CF_BLUR_WORD_BITS;
  * border_value gives each channel's value for CF_BORDER_CONSTANT, in the
- * sample's units.  src, dst, their pitches and scratch (device memory of
- * cf_blur_word_scratch_bytes ()) are 2-byte aligned; src, dst and scratch
- * do not overlap. */
+ * sample's units (NULL: 0; bits above the depth are ignored).  src, dst
+ * and their pitches are 2-byte aligned, scratch (device memory of
+ * cf_blur_word_scratch_bytes ()) 4-byte aligned; src, dst and scratch do
+ * not overlap. */
 CfError cf_blur_plane_words (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int channels,
     int depth, int shift, const CfBlurKernel * kx, const CfBlurKernel * ky,

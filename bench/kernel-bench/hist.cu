@@ -242,8 +242,8 @@ bench_hist_p010 (int w, int h, bool solid)
 
 /* The light levels' codes (#48, docs/design/hdr.md): cf_light_codes_add
  * as cudasum light-levels=true runs it on P010 (BT.2020, narrow range),
- * into one counts buffer zeroed between launches by nothing: the counts
- * only grow, which costs the kernel nothing. */
+ * into one counts buffer checked after the first launch and then left to
+ * grow (and wrap): the kernel's cost does not depend on it. */
 static CfMaxRgb
 bt2020_narrow_10 ()
 {

@@ -253,6 +253,7 @@ cf_ref_blur_plane_words (const void *src, size_t src_pitch, void *dst,
   uint8_t *d = dst;
   int rx = kx->radius, ry = ky->radius;
   int padded_h = height + 2 * ry, x, y, c, i;
+  uint32_t bv[4];
   /* as cf_ref_blur_plane: the horizontal pass of every row the vertical
    * pass needs, border rows included */
   uint32_t *t = malloc ((size_t) padded_h * width * channels * sizeof (*t));
@@ -265,6 +266,9 @@ cf_ref_blur_plane_words (const void *src, size_t src_pitch, void *dst,
   }
   for (x = -rx; x < width + rx; x++)
     col[x + rx] = cf_border_index (x, width, border);
+  /* the constant border's values as samples (NULL: 0) */
+  for (c = 0; c < 4; c++)
+    bv[c] = border_value ? border_value[c] & ((1u << depth) - 1) : 0;
 
   for (y = -ry; y < height + ry; y++) {
     int sy = cf_border_index (y, height, border);
@@ -274,7 +278,7 @@ cf_ref_blur_plane_words (const void *src, size_t src_pitch, void *dst,
         uint64_t h = 0;
         for (i = -rx; i <= rx; i++) {
           int sx = col[x + i + rx];
-          uint32_t p = (!row || sx < 0) ? border_value[c] :
+          uint32_t p = (!row || sx < 0) ? bv[c] :
               sample_at (row, sx * channels + c, depth, shift);
           h += (uint64_t) kx->w[abs (i)] * p;
         }

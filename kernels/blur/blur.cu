@@ -464,8 +464,8 @@ cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
   if (!src || !dst || !scratch || width <= 0 || height <= 0 || channels < 1
       || channels > 4 || depth < 9 || depth > 16 || shift < 0
       || shift > 16 - depth || src_pitch < row_bytes || dst_pitch < row_bytes
-      || (((uintptr_t) src | (uintptr_t) dst | (uintptr_t) scratch |
-              src_pitch | dst_pitch) & 1)
+      || (((uintptr_t) src | (uintptr_t) dst | src_pitch | dst_pitch) & 1)
+      || ((uintptr_t) scratch & 3)
       || !kernel_ok (kx, CF_BLUR_WORD_BITS)
       || !kernel_ok (ky, CF_BLUR_WORD_BITS)
       || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT

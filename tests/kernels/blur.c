@@ -384,6 +384,8 @@ GST_START_TEST (test_blur_words_invalid_arguments)
           CF_BORDER_REPLICATE, NULL, d + 4096, NULL) == 0);
   fail_if (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 4, 10, 6, &k, &k,
           CF_BORDER_REPLICATE, NULL, NULL, NULL) == 0);
+  fail_if (cf_blur_plane_words (d, 64, d + 2048, 64, 8, 4, 4, 10, 6, &k, &k,
+          CF_BORDER_REPLICATE, NULL, d + 4098, NULL) == 0);
   fail_unless (cf_blur_word_scratch_bytes (8, 4, 4) >= 8 * 4 * 4 * 4);
   fail_unless (cf_blur_word_scratch_bytes (0, 4, 4) == 0);
   CUDA_OK (cudaDeviceSynchronize ());
