@@ -31,7 +31,10 @@
  * units, 0 to 2^d - 1, the percentiles over 2^min(d, 12) levels (the
  * lowest value of the level).  The profiles and the detectors work on the
  * luma at 8 bits, v >> (d - 8), so that their fields and thresholds are
- * in 8-bit units at every depth.  With #GstCudaSum:detect:
+ * in 8-bit units at every depth.  With #GstCudaSum:light-levels, PQ
+ * (HDR10) video of 10 to 16 bits adds its light levels in cd/m2:
+ * `max-light`, `average-light`, `max-cll` and `max-fall`.  With
+ * #GstCudaSum:detect:
  *
  * - `crop`: `crop-x`, `crop-y`, `crop-width`, `crop-height`, the rectangle
  *   of the rows and columns whose mean luma is above
@@ -64,6 +67,10 @@
  * gst-launch-1.0 -m filesrc location=hdr10.mkv ! matroskademux ! h265parse ! nvh265dec ! cudasum percentiles=true detect=black ! fakesink
  * ]| The 10-bit statistics and black frames of an HEVC Main10 stream, in
  * the decoder's P010 frames on the GPU.
+ * |[
+ * gst-launch-1.0 -m filesrc location=hdr10.mkv ! matroskademux ! h265parse ! nvh265dec ! cudasum light-levels=true interval=1000000000 ! fakesink
+ * ]| The largest and average light of every second of an HDR10 stream, and
+ * its MaxCLL and MaxFALL so far.
  */
 
 #ifdef HAVE_CONFIG_H
