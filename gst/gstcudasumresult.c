@@ -48,17 +48,6 @@ gst_cuda_sum_result_stats (const SumResult * r, CfSumStats * stats)
   return rows;
 }
 
-/* counts of codes of light, 32-bit, to 64 */
-static void
-light_counts_of (const SumResult * r, guint64 * counts)
-{
-  const guint32 *c = (const guint32 *) (result_sums (r) + r->light_offset);
-  guint i;
-
-  for (i = 0; i < CF_LIGHT_CODES; i++)
-    counts[i] = c[i];
-}
-
 /**
  * gst_cuda_sum_result_light:
  *
@@ -71,11 +60,14 @@ gboolean
 gst_cuda_sum_result_light (const SumResult * r, gdouble * max_light,
     gdouble * average_light)
 {
+  const guint32 *c = (const guint32 *) (result_sums (r) + r->light_offset);
   guint64 counts[CF_LIGHT_CODES];
+  guint i;
 
   if (!(r->has & HAS_LIGHT))
     return FALSE;
-  light_counts_of (r, counts);
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    counts[i] = c[i];
   return gst_cuda_filters_light_levels (counts,
       gst_cuda_filters_light_table_pq (), max_light, average_light) > 0;
 }
