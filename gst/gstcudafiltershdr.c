@@ -242,21 +242,33 @@ gst_cuda_filters_hlg_init (CfHlgTables * t, gdouble kr, gdouble kb,
 }
 
 /**
+ * gst_cuda_filters_hlg_light_sum:
+ * @sum: a sum of cf_hlg_light() values
+ * @peak: Lw, in cd/m2
+ *
+ * Returns: @sum in cd/m2
+ */
+gdouble
+gst_cuda_filters_hlg_light_sum (guint64 sum, gdouble peak)
+{
+  return peak * (gdouble) sum / (gdouble) (1u << CF_HLG_SCALE_BITS);
+}
+
+/**
  * gst_cuda_filters_hlg_light_levels:
  * @max_light: the largest cf_hlg_light() of a frame's pixels
  * @sum: their sum
  * @pixels: how many
  * @peak: Lw, in cd/m2
  * @max_cd: (out): the largest light, in cd/m2
- * @average_cd: (out): the mean light, in cd/m2 (0 without pixels)
+ * @average_cd: (out): the mean light, in cd/m2 (0 without pixels): the
+ *   sum in cd/m2 over @pixels
  */
 void
 gst_cuda_filters_hlg_light_levels (guint64 max_light, guint64 sum,
     guint64 pixels, gdouble peak, gdouble * max_cd, gdouble * average_cd)
 {
-  const gdouble scale = (gdouble) (1u << CF_HLG_SCALE_BITS);
-
-  *max_cd = peak * (gdouble) max_light / scale;
-  *average_cd = pixels ? peak * ((gdouble) sum / (gdouble) pixels) / scale :
-      0.0;
+  *max_cd = gst_cuda_filters_hlg_light_sum (max_light, peak);
+  *average_cd = pixels ? gst_cuda_filters_hlg_light_sum (sum, peak) /
+      (gdouble) pixels : 0.0;
 }

@@ -78,12 +78,13 @@ void gst_cuda_filters_light_of_codes_pq (gdouble
 const gdouble *gst_cuda_filters_light_table_pq (void);
 
 /* HLG (arib-std-b67): the tables of cf_hlg_light() (cudafilters-kernels.h)
- * and the light levels of a frame's integer maximum and sum.  Not yet
- * used by the elements (docs/design/hdr.md). */
+ * and the light levels of a frame's integer maximum and sum
+ * (docs/design/hdr.md). */
 gdouble gst_cuda_filters_hlg_inverse_oetf (gdouble e);
 gdouble gst_cuda_filters_hlg_gamma (gdouble peak);
 gboolean gst_cuda_filters_hlg_init (CfHlgTables * t, gdouble kr, gdouble kb,
     gdouble peak);
+gdouble gst_cuda_filters_hlg_light_sum (guint64 sum, gdouble peak);
 void gst_cuda_filters_hlg_light_levels (guint64 max_light, guint64 sum,
     guint64 pixels, gdouble peak, gdouble * max_cd, gdouble * average_cd);
 

@@ -32,8 +32,9 @@
  * lowest value of the level).  The profiles and the detectors work on the
  * luma at 8 bits, v >> (d - 8), so that their fields and thresholds are
  * in 8-bit units at every depth.  With #GstCudaSum:light-levels, PQ
- * (HDR10) video of 10 to 16 bits adds its light levels in cd/m2:
- * `max-light`, `average-light`, `max-cll` and `max-fall`.  With
+ * (HDR10) and HLG video of 10 to 16 bits adds its light levels in cd/m2:
+ * `max-light`, `average-light`, `max-cll` and `max-fall` (HLG's on a
+ * display of #GstCudaSum:hlg-peak).  With
  * #GstCudaSum:detect:
  *
  * - `crop`: `crop-x`, `crop-y`, `crop-width`, `crop-height`, the rectangle
@@ -71,6 +72,9 @@
  * gst-launch-1.0 -m filesrc location=hdr10.mkv ! matroskademux ! h265parse ! nvh265dec ! cudasum light-levels=true interval=1000000000 ! fakesink
  * ]| The largest and average light of every second of an HDR10 stream, and
  * its MaxCLL and MaxFALL so far.
+ * |[
+ * gst-launch-1.0 -m filesrc location=hlg.mkv ! matroskademux ! h265parse ! nvh265dec ! cudasum light-levels=true hlg-peak=1000 interval=1000000000 ! fakesink
+ * ]| The same of an HLG stream, as a display of 1000 cd/m2 shows it.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -91,6 +95,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
 #define DEFAULT_DETECT 0
 #define DEFAULT_BLACK_THRESHOLD 24
 #define DEFAULT_LIGHT_LEVELS FALSE
+#define DEFAULT_HLG_PEAK 1000.0
 
 enum
 {
@@ -100,6 +105,7 @@ enum
   PROP_DETECT,
   PROP_BLACK_THRESHOLD,
   PROP_LIGHT_LEVELS,
+  PROP_HLG_PEAK,
   PROP_DETECT_FIRST,            /* the detectors' settings from here on */
 };
 
@@ -113,6 +119,7 @@ struct _GstCudaSum
   guint detect;
   guint black_threshold;
   gboolean light_levels;
+  gdouble hlg_peak;
   CfDetectSettings detect_settings;
 
   /* the detectors, and a frame's events: the results' worker's */
@@ -123,12 +130,19 @@ struct _GstCudaSum
   /* the streaming thread's: the device memory's layout and the region of
    * the luma kept in it */
   CfSumDevice device;
-  /* and the caps' light levels: their matrix where the caps are PQ
+  /* and the caps' light levels: their matrix where the caps are PQ or HLG
    * Y'CbCr above 8 bits, else why there are none (for the warning, given
-   * once a caps) */
+   * once a caps); for HLG the luminance weights, and the tables of the
+   * display peak last asked for (hlg_tables_peak, 0 for none yet),
+   * hlg_serial counting the tables made */
   CfMaxRgb light_matrix;
   const gchar *no_light;
   gboolean no_light_warned;
+  gboolean hlg;
+  gdouble kr, kb;
+  CfHlgTables *hlg_tables;
+  gdouble hlg_tables_peak;
+  guint hlg_serial;
   /* the results' worker's: MaxCLL and MaxFALL since the start or flush */
   gdouble max_cll, max_fall;
 };
@@ -153,27 +167,26 @@ gst_cuda_sum_total_size (GstCudaFiltersAnalysis * analysis,
       ((gsize) GST_VIDEO_INFO_WIDTH (info) + GST_VIDEO_INFO_HEIGHT (info));
 }
 
-/* The matrix of @info's light levels (docs/design/hdr.md), or why it has
- * none. */
+/* The matrix of @info's light levels (docs/design/hdr.md), its luminance
+ * weights and whether it is HLG's (otherwise PQ's), or why it has none. */
 static const gchar *
-light_matrix_of (const GstVideoInfo * info, CfMaxRgb * m)
+light_matrix_of (const GstVideoInfo * info, CfMaxRgb * m, gdouble * kr,
+    gdouble * kb, gboolean * hlg)
 {
   const GstVideoColorimetry *c = &info->colorimetry;
   guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0);
-  gdouble kr, kb;
 
-  if (c->transfer == GST_VIDEO_TRANSFER_ARIB_STD_B67)
-    return "the caps' transfer is HLG (arib-std-b67), whose light levels "
-        "are not measured yet: only PQ's (smpte2084) are";
-  if (c->transfer != GST_VIDEO_TRANSFER_SMPTE2084)
-    return "the caps' transfer is not PQ (smpte2084)";
+  *hlg = c->transfer == GST_VIDEO_TRANSFER_ARIB_STD_B67;
+  if (c->transfer != GST_VIDEO_TRANSFER_SMPTE2084 && !*hlg)
+    return "the caps' transfer is neither PQ (smpte2084) nor HLG "
+        "(arib-std-b67)";
   if (!GST_VIDEO_INFO_IS_YUV (info) || depth <= 8)
     return "light levels are measured on Y'CbCr formats of 10 to 16 bits";
-  /* (PQ without a matrix on the caps: HDR10's, BT.2020) */
-  if (!gst_video_color_matrix_get_Kr_Kb (c->matrix, &kr, &kb))
-    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT2020, &kr, &kb);
+  /* (HDR without a matrix on the caps: BT.2020's) */
+  if (!gst_video_color_matrix_get_Kr_Kb (c->matrix, kr, kb))
+    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT2020, kr, kb);
   if (!gst_cuda_filters_max_rgb_init (m, depth,
-          c->range == GST_VIDEO_COLOR_RANGE_0_255, kr, kb))
+          c->range == GST_VIDEO_COLOR_RANGE_0_255, *kr, *kb))
     return "the caps' matrix has no light levels";
   return NULL;
 }
@@ -186,10 +199,30 @@ gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
 
   cf_sum_device_set_size (&self->device, GST_VIDEO_INFO_WIDTH (in_info),
       GST_VIDEO_INFO_HEIGHT (in_info));
-  self->no_light = light_matrix_of (in_info, &self->light_matrix);
+  self->no_light = light_matrix_of (in_info, &self->light_matrix, &self->kr,
+      &self->kb, &self->hlg);
   self->no_light_warned = FALSE;
+  self->hlg_tables_peak = 0;
   return GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->set_info
       (base, in_info, out_info);
+}
+
+/* HLG's tables for @peak, made again where they were for another peak
+ * or caps */
+static const CfHlgTables *
+hlg_tables (GstCudaSum * self, gdouble peak)
+{
+  if (self->hlg_tables_peak != peak) {
+    if (!self->hlg_tables)
+      self->hlg_tables = g_new (CfHlgTables, 1);
+    /* (fails only for weights or a peak out of range, which the caps'
+     * matrix and the property's range rule out) */
+    if (!gst_cuda_filters_hlg_init (self->hlg_tables, self->kr, self->kb, peak))
+      return NULL;
+    self->hlg_tables_peak = peak;
+    self->hlg_serial++;
+  }
+  return self->hlg_tables;
 }
 
 static CfError
@@ -198,8 +231,9 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
     gpointer zero_next, CfStream stream)
 {
   GstCudaSum *self = GST_CUDA_SUM (analysis);
-  CfSumSettings settings;
+  CfSumSettings settings = { 0, };
   gboolean light_levels;
+  gdouble hlg_peak;
 
   GST_OBJECT_LOCK (self);
   settings.percentiles = self->percentiles;
@@ -207,11 +241,18 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   settings.detect = self->detect;
   settings.black_threshold = self->black_threshold;
   light_levels = self->light_levels;
+  hlg_peak = self->hlg_peak;
   GST_OBJECT_UNLOCK (self);
 
-  settings.light = NULL;
   if (light_levels && !self->no_light) {
     settings.light = &self->light_matrix;
+    if (self->hlg) {
+      settings.hlg = hlg_tables (self, hlg_peak);
+      settings.hlg_serial = self->hlg_serial;
+      settings.hlg_peak = hlg_peak;
+      if (!settings.hlg)
+        settings.light = NULL;
+    }
   } else if (light_levels && !self->no_light_warned) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("No light levels for this stream"), ("light-levels: %s",
@@ -361,6 +402,9 @@ gst_cuda_sum_set_property (GObject * object, guint prop_id,
     case PROP_LIGHT_LEVELS:
       self->light_levels = g_value_get_boolean (value);
       break;
+    case PROP_HLG_PEAK:
+      self->hlg_peak = g_value_get_double (value);
+      break;
     default:
       if (prop_id >= PROP_DETECT_FIRST &&
           prop_id < PROP_DETECT_FIRST + CF_DETECT_N_PROPERTIES)
@@ -396,6 +440,9 @@ gst_cuda_sum_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_LIGHT_LEVELS:
       g_value_set_boolean (value, self->light_levels);
       break;
+    case PROP_HLG_PEAK:
+      g_value_set_double (value, self->hlg_peak);
+      break;
     default:
       if (prop_id >= PROP_DETECT_FIRST &&
           prop_id < PROP_DETECT_FIRST + CF_DETECT_N_PROPERTIES)
@@ -415,6 +462,7 @@ gst_cuda_sum_finalize (GObject * object)
 
   cf_detect_free (self->detector);
   g_array_unref (self->events);
+  g_free (self->hlg_tables);
   G_OBJECT_CLASS (gst_cuda_sum_parent_class)->finalize (object);
 }
 
@@ -485,20 +533,37 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
   /**
    * GstCudaSum:light-levels:
    *
-   * On PQ (`smpte2084`) video of 10 to 16 bits, adds the light levels of
-   * CTA-861.3 in cd/m2: `max-light` and `average-light`, the largest and
-   * the mean over the message's pixels of a pixel's light, the PQ EOTF of
-   * its max(R', G', B'); `max-cll` and `max-fall`, the largest pixel light
-   * and the largest frame-average light since the start or the last
-   * flush.  R'G'B' comes from the caps' matrix and range, each pixel with
-   * the chroma sample that covers it, in exact integer arithmetic
-   * (docs/design/hdr.md).  On other streams (HLG among them, for now) it
-   * posts a warning and no light fields.
+   * On HDR video of 10 to 16 bits, PQ (`smpte2084`) or HLG
+   * (`arib-std-b67`), adds the light levels of CTA-861.3 in cd/m2:
+   * `max-light` and `average-light`, the largest and the mean over the
+   * message's pixels of a pixel's light; `max-cll` and `max-fall`, the
+   * largest pixel light and the largest frame-average light since the
+   * start or the last flush.  A PQ pixel's light is the PQ EOTF of its
+   * max(R', G', B'); an HLG pixel's, the largest component of its display
+   * light, BT.2100's OOTF on a display of #GstCudaSum:hlg-peak.  R'G'B'
+   * comes from the caps' matrix and range, each pixel with the chroma
+   * sample that covers it, in exact integer arithmetic
+   * (docs/design/hdr.md).  On other streams it posts a warning and no
+   * light fields.
    */
   g_object_class_install_property (gobject_class, PROP_LIGHT_LEVELS,
       g_param_spec_boolean ("light-levels", "Light levels",
-          "Post the light levels of PQ video (max-light, average-light, "
-          "max-cll, max-fall, in cd/m2)", DEFAULT_LIGHT_LEVELS, flags));
+          "Post the light levels of PQ and HLG video (max-light, "
+          "average-light, max-cll, max-fall, in cd/m2)", DEFAULT_LIGHT_LEVELS,
+          flags));
+
+  /**
+   * GstCudaSum:hlg-peak:
+   *
+   * The nominal peak luminance Lw of the display whose light HLG's light
+   * levels are, in cd/m2: BT.2100's OOTF for it, with a system gamma of
+   * 1.2 + 0.42 log10 (Lw / 1000).  An HLG signal has no light of its own
+   * until a display shows it; 1000 is BT.2100's reference display.
+   */
+  g_object_class_install_property (gobject_class, PROP_HLG_PEAK,
+      g_param_spec_double ("hlg-peak", "HLG display peak",
+          "The peak luminance of the display HLG's light levels are for, in "
+          "cd/m2", 400.0, 10000.0, DEFAULT_HLG_PEAK, flags));
 
   cf_detect_install_properties (gobject_class, PROP_DETECT_FIRST);
 
@@ -539,6 +604,7 @@ gst_cuda_sum_init (GstCudaSum * self)
   self->detect = DEFAULT_DETECT;
   self->black_threshold = DEFAULT_BLACK_THRESHOLD;
   self->light_levels = DEFAULT_LIGHT_LEVELS;
+  self->hlg_peak = DEFAULT_HLG_PEAK;
   cf_detect_settings_init (&self->detect_settings);
   self->detector = cf_detect_new ();
   self->events = g_array_new (FALSE, FALSE, sizeof (CfDetectEvent));

@@ -19,7 +19,8 @@
 
 /* Device scratch memory: the luma of the previous frame, at 8 bits (for
  * frames of up to width x height), and above 8 bits, after it, this
- * frame's, for the profiles and detectors (cf_sum_word_planes_add). */
+ * frame's, for the profiles and detectors (cf_sum_word_planes_add), then
+ * HLG's tables (cf_hlg_light_add). */
 static gsize
 previous_pitch (gint width)
 {
@@ -27,9 +28,23 @@ previous_pitch (gint width)
 }
 
 static gsize
+previous_bytes (gint width, gint height)
+{
+  return previous_pitch (width) * height;
+}
+
+static gsize
+hlg_tables_offset (gint width, gint height)
+{
+  return GST_ROUND_UP_N (2 * previous_bytes (width, height), SCRATCH_ALIGN);
+}
+
+static gsize
 scratch_bytes (gint width, gint height, guint depth)
 {
-  return previous_pitch (width) * height * (depth > 8 ? 2 : 1);
+  if (depth <= 8)
+    return previous_bytes (width, height);
+  return hlg_tables_offset (width, height) + sizeof (CfHlgTables);
 }
 
 /* The device sums of a frame of up to width x height: cf_sum_planes_add's,
@@ -38,7 +53,8 @@ scratch_bytes (gint width, gint height, guint depth)
  * cuts).  Above 8 bits the percentiles' counts are
  * cf_hist_word_planes_add's, cf_sum_word_planes_add's statistics
  * follow at word_sums_offset, and the light levels' counts
- * (cf_light_codes_add) at light_counts_offset. */
+ * (cf_light_codes_add) at light_counts_offset, where HLG's sums
+ * (cf_hlg_light_add) are instead. */
 static gsize
 hist_sums_offset (gint width, gint height)
 {
@@ -113,6 +129,7 @@ cf_sum_device_forget_scratch (CfSumDevice * d)
   d->scratch = NULL;
   d->scratch_size = 0;
   d->previous_valid = FALSE;
+  d->hlg_uploaded = FALSE;
 }
 
 /* The key the kernel sums for the profiles and detectors: Y, or the luma of
@@ -147,36 +164,62 @@ luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
   }
 }
 
-/* The codes of max(R', G', B') of the region's pixels counted into
- * @counts (docs/design/hdr.md): the region's words as Y'CbCr, Cb and Cr
+/* The region's words as Y'CbCr (docs/design/hdr.md): Cb and Cr
  * interleaved in plane 1 (P01x) or in planes 1 and 2. */
-static CfError
-light_codes_add (const GstCudaFiltersRegion * region, const CfMaxRgb * m,
-    guint32 * counts, CfStream stream)
+static void
+ycbcr_words (const GstCudaFiltersRegion * region, CfYCbCrWords * f)
 {
   const CfWordPlane *w = region->words;
-  CfYCbCrWords f;
 
-  f.luma = w[0].data;
-  f.luma_pitch = w[0].pitch;
-  f.cb = w[1].data;
+  f->luma = w[0].data;
+  f->luma_pitch = w[0].pitch;
+  f->cb = w[1].data;
+  f->cb_pitch = w[1].pitch;
   if (region->n_planes == 2) {
-    f.cr = (const guint8 *) w[1].data + 2;
-    f.chroma_step = 2;
+    f->cr = (const guint8 *) w[1].data + 2;
+    f->cr_pitch = w[1].pitch;
+    f->chroma_step = 2;
   } else {
-    f.cr = w[2].data;
-    f.chroma_step = 1;
+    f->cr = w[2].data;
+    f->cr_pitch = w[2].pitch;
+    f->chroma_step = 1;
   }
-  f.chroma_pitch = w[1].pitch;
-  f.width = region->width;
-  f.height = region->height;
-  f.sub_x = (int) region->chroma_sub_x;
-  f.sub_y = (int) region->chroma_sub_y;
-  f.phase_x = region->x & f.sub_x;
-  f.phase_y = region->y & f.sub_y;
-  f.depth = (int) region->depth;
-  f.shift = w[0].shift;
-  return cf_light_codes_add (&f, m, counts, stream);
+  f->width = region->width;
+  f->height = region->height;
+  f->sub_x = (int) region->chroma_sub_x;
+  f->sub_y = (int) region->chroma_sub_y;
+  f->phase_x = region->x & f->sub_x;
+  f->phase_y = region->y & f->sub_y;
+  f->depth = (int) region->depth;
+  f->shift = w[0].shift;
+}
+
+/* The light levels of the region's pixels added into @sums: PQ's codes
+ * of max(R', G', B') counted, or HLG's light summed with the tables in
+ * the scratch memory, copied there first where they are not yet. */
+static CfError
+light_add (CfSumDevice * d, const CfSumSettings * settings,
+    const GstCudaFiltersRegion * region, guint8 * scratch, gpointer sums,
+    CfStream stream)
+{
+  CfHlgTables *tables;
+  CfYCbCrWords f;
+  CfError err;
+
+  ycbcr_words (region, &f);
+  if (!settings->hlg)
+    return cf_light_codes_add (&f, settings->light, sums, stream);
+  tables = (CfHlgTables *) (scratch + hlg_tables_offset (d->frame_width,
+          d->frame_height));
+  if (!d->hlg_uploaded || d->hlg_serial != settings->hlg_serial) {
+    err = cf_copy_to_device (tables, settings->hlg, sizeof (CfHlgTables),
+        stream);
+    if (err != 0)
+      return err;
+    d->hlg_uploaded = TRUE;
+    d->hlg_serial = settings->hlg_serial;
+  }
+  return cf_hlg_light_add (&f, settings->light, tables, sums, stream);
 }
 
 /**
@@ -219,6 +262,7 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
     d->scratch = scratch;
     d->scratch_size = size;
     d->previous_valid = FALSE;
+    d->hlg_uploaded = FALSE;
   }
 
   memset (r, 0, sizeof (*r));
@@ -227,13 +271,12 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
   r->luma_hist_offset = r->hist_offset + hist_sums_bytes (region->depth);
   r->word_offset = word_sums_offset (d->frame_width, d->frame_height,
       region->depth);
-  /* (the kernel takes one chroma pitch: planar U and V must share it) */
   if (settings->light && region->depth > 8 && region->is_yuv &&
-      region->n_channels >= 3 && (region->n_planes == 2 ||
-          region->words[2].pitch == region->words[1].pitch)) {
+      region->n_channels >= 3) {
     r->has |= HAS_LIGHT;
     r->light_offset = light_counts_offset (d->frame_width, d->frame_height,
         region->depth);
+    r->hlg_peak = settings->hlg ? settings->hlg_peak : 0.0;
   }
   r->black_threshold = black_threshold;
   r->detect = detect;
@@ -301,7 +344,8 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
   if (region->depth > 8) {
     /* the statistics of the words, writing the luma at 8 bits for the
      * profiles and detectors, which then read it as a GRAY8 frame */
-    guint8 *key8 = key.flags ? scratch + size / 2 : NULL;
+    guint8 *key8 = key.flags ? scratch + previous_bytes (d->frame_width,
+        d->frame_height) : NULL;
 
     if (percentiles)
       err = cf_hist_word_planes_add (region->words, (int) region->n_planes,
@@ -326,8 +370,8 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
           sums, zero_next, device_bytes, stream);
   }
   if (err == 0 && (r->has & HAS_LIGHT))
-    err = light_codes_add (region, settings->light,
-        (guint32 *) ((guint8 *) sums + r->light_offset), stream);
+    err = light_add (d, settings, region, scratch,
+        (guint8 *) sums + r->light_offset, stream);
   if (err != 0)
     d->previous_valid = FALSE;
   return err;

@@ -28,11 +28,16 @@ typedef struct
   guint black_threshold;
   /* the matrix of the light levels' codes, or NULL for none */
   const CfMaxRgb *light;
+  /* with it, for HLG: its tables, which the element changes only with
+   * hlg_serial, and their display peak (otherwise NULL: PQ) */
+  const CfHlgTables *hlg;
+  guint hlg_serial;
+  gdouble hlg_peak;
 } CfSumSettings;
 
 /* The streaming thread's: the frame size the scratch memory is laid out
- * for, that memory, and the region whose luma it keeps for `cut` and
- * `freeze`. */
+ * for, that memory, the region whose luma it keeps for `cut` and
+ * `freeze`, and which HLG tables it holds. */
 typedef struct
 {
   gint frame_width, frame_height;
@@ -40,6 +45,8 @@ typedef struct
   gsize scratch_size;
   gboolean previous_valid;
   gint previous_x, previous_y, previous_width, previous_height;
+  gboolean hlg_uploaded;
+  guint hlg_serial;
 } CfSumDevice;
 
 gsize cf_sum_device_sums_bytes (const GstVideoInfo * info);

@@ -48,12 +48,28 @@ gst_cuda_sum_result_stats (const SumResult * r, CfSumStats * stats)
   return rows;
 }
 
+/* HLG's light of a frame with HAS_LIGHT and hlg_peak: the largest in
+ * cd/m2 and the sum in cd/m2 */
+static void
+result_hlg (const SumResult * r, gdouble * max_light, gdouble * sum)
+{
+  CfHlgSums sums;
+  guint64 pixels = (guint64) r->width * r->height;
+  gdouble average;
+
+  memcpy (&sums, result_sums (r) + r->light_offset, sizeof (sums));
+  gst_cuda_filters_hlg_light_levels (sums.max, sums.sum, pixels, r->hlg_peak,
+      max_light, &average);
+  *sum = gst_cuda_filters_hlg_light_sum (sums.sum, r->hlg_peak);
+}
+
 /**
  * gst_cuda_sum_result_light:
  *
  * A frame's largest and average light in cd/m2, where it has them
- * (HAS_LIGHT): from its counts of codes of max(R', G', B') and the PQ
- * EOTF (docs/design/hdr.md).  FALSE for a frame without them or without
+ * (HAS_LIGHT): for PQ from its counts of codes of max(R', G', B') and
+ * the PQ EOTF, for HLG from its largest and summed light
+ * (docs/design/hdr.md).  FALSE for a frame without them or without
  * pixels.
  */
 gboolean
@@ -66,6 +82,15 @@ gst_cuda_sum_result_light (const SumResult * r, gdouble * max_light,
 
   if (!(r->has & HAS_LIGHT))
     return FALSE;
+  if (r->hlg_peak > 0) {
+    CfHlgSums sums;
+    guint64 pixels = (guint64) r->width * r->height;
+
+    memcpy (&sums, c, sizeof (sums));
+    gst_cuda_filters_hlg_light_levels (sums.max, sums.sum, pixels,
+        r->hlg_peak, max_light, average_light);
+    return pixels > 0;
+  }
   for (i = 0; i < CF_LIGHT_CODES; i++)
     counts[i] = c[i];
   return gst_cuda_filters_light_levels (counts,
@@ -118,12 +143,21 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
     for (i = 0; i < G_N_ELEMENTS (counts); i++)
       t->counts[i] += counts[i];
   }
-  if (r->has & HAS_LIGHT) {
+  if ((r->has & HAS_LIGHT) && r->hlg_peak > 0) {
+    gdouble max_light, sum;
+
+    result_hlg (r, &max_light, &sum);
+    t->hlg_max = MAX (t->hlg_max, max_light);
+    t->hlg_sum += sum;
+    t->hlg_pixels += pixels;
+  } else if (r->has & HAS_LIGHT) {
     const guint32 *counts =
         (const guint32 *) (result_sums (r) + r->light_offset);
 
     for (i = 0; i < CF_LIGHT_CODES; i++)
       t->light_counts[i] += counts[i];
+  }
+  if (r->has & HAS_LIGHT) {
     t->max_cll = r->max_cll;
     t->max_fall = r->max_fall;
   }
@@ -314,9 +348,15 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     gst_structure_set (s, "hist-diff", G_TYPE_DOUBLE, t->hist_diff, NULL);
   if (t->has & HAS_LIGHT) {
     gdouble max_light, average_light;
-
-    gst_cuda_filters_light_levels (t->light_counts,
+    guint64 n = gst_cuda_filters_light_levels (t->light_counts,
         gst_cuda_filters_light_table_pq (), &max_light, &average_light);
+
+    /* HLG's frames (all of them, but where the caps changed) */
+    if (t->hlg_pixels) {
+      max_light = n ? MAX (max_light, t->hlg_max) : t->hlg_max;
+      average_light = n ? (average_light * n + t->hlg_sum) / (gdouble) (n +
+          t->hlg_pixels) : t->hlg_sum / (gdouble) t->hlg_pixels;
+    }
     gst_structure_set (s, "max-light", G_TYPE_DOUBLE, max_light,
         "average-light", G_TYPE_DOUBLE, average_light,
         "max-cll", G_TYPE_DOUBLE, t->max_cll,

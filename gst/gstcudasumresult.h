@@ -35,7 +35,7 @@ enum
   HAS_CUT = 1 << 4,
   HAS_DIFF = 1 << 5,            /* a previous frame to compare with */
   HAS_LUMA_HISTOGRAM = 1 << 6,
-  HAS_LIGHT = 1 << 7,           /* PQ light levels */
+  HAS_LIGHT = 1 << 7,           /* light levels, PQ's or HLG's */
 };
 
 /* A frame's result, in a pinned slot: this header, which analyse()
@@ -48,7 +48,9 @@ enum
  * word_offset, the percentiles' counts cf_hist_word_planes_add's, and
  * cf_sum_planes_add's sums are of the luma at 8 bits, for the profiles
  * and detectors only.  With light levels (HAS_LIGHT) the counts of each
- * code of max(R', G', B') (cf_light_codes_add) are at light_offset. */
+ * code of max(R', G', B') (cf_light_codes_add) are at light_offset, or
+ * for HLG (hlg_peak, the display's, above 0) the CfHlgSums of
+ * cf_hlg_light_add. */
 typedef struct
 {
   guint32 depth;
@@ -62,6 +64,7 @@ typedef struct
   CfDetectFrame seen;
   /* with HAS_LIGHT, MaxCLL and MaxFALL up to this frame (observe()) */
   gdouble max_cll, max_fall;
+  gdouble hlg_peak;
 } SumResult;
 
 #define DEVICE_OFFSET GST_ROUND_UP_N (sizeof (SumResult), 256)
@@ -72,7 +75,8 @@ typedef struct
  * squares, up to 255 times that, are summed in 128 bits.  samples, black,
  * black_pixels, the histogram's and the light levels' counts are at most
  * the interval's pixels, which the base class keeps within 64 bits; the row and column
- * sums add 32-bit sums of at most G_MAXUINT frames. */
+ * sums add 32-bit sums of at most G_MAXUINT frames.  HLG's light is added
+ * in cd/m2 (its frames' display peak may change). */
 typedef struct
 {
   guint32 has;
@@ -90,6 +94,8 @@ typedef struct
   guint profile_frames;
   gint profile_width, profile_height;
   guint64 light_counts[CF_LIGHT_CODES];
+  gdouble hlg_max, hlg_sum;
+  guint64 hlg_pixels;
   gdouble max_cll, max_fall;
 } SumTotal;
 

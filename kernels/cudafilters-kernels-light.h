@@ -40,15 +40,24 @@ typedef struct
 #define CF_HOST_DEVICE_INLINE static inline
 #endif
 
+/* the chroma's parts of R', G' and B' */
+CF_HOST_DEVICE_INLINE void
+cf_rgb_chroma (const CfMaxRgb * m, int32_t cb, int32_t cr, int64_t parts[3])
+{
+  int64_t b = (int64_t) (cb - m->offset_c), r = (int64_t) (cr - m->offset_c);
+  parts[0] = r * m->cr_r;
+  parts[1] = -b * m->cb_g - r * m->cr_g;
+  parts[2] = b * m->cb_b;
+}
+
 /* the chroma's part of max(R', G', B') */
 CF_HOST_DEVICE_INLINE int64_t
 cf_max_rgb_chroma (const CfMaxRgb * m, int32_t cb, int32_t cr)
 {
-  int64_t b = (int64_t) (cb - m->offset_c), r = (int64_t) (cr - m->offset_c);
-  int64_t red = r * m->cr_r, green = -b * m->cb_g - r * m->cr_g;
-  int64_t blue = b * m->cb_b;
-  int64_t top = red > green ? red : green;
-  return top > blue ? top : blue;
+  int64_t parts[3], top;
+  cf_rgb_chroma (m, cb, cr, parts);
+  top = parts[0] > parts[1] ? parts[0] : parts[1];
+  return top > parts[2] ? top : parts[2];
 }
 
 /* a component in 2^-CF_MAX_RGB_SHIFT of a code, rounded to the nearest
@@ -77,25 +86,33 @@ cf_max_rgb_code (const CfMaxRgb * m, int32_t y, int32_t cb, int32_t cr)
   return cf_max_rgb_code_of (m, y, cf_max_rgb_chroma (m, cb, cr));
 }
 
-/* The codes of R', G' and B' of a pixel, each rounded and clamped as
- * max(R', G', B')'s is (so that their largest is cf_max_rgb_code's). */
+/* The codes of R', G' and B' of a pixel of luma @y whose chroma's parts
+ * are @parts, each rounded and clamped as max(R', G', B')'s is (so that
+ * their largest is cf_max_rgb_code's). */
+CF_HOST_DEVICE_INLINE void
+cf_rgb_codes_of (const CfMaxRgb * m, int32_t y, const int64_t parts[3],
+    uint32_t codes[3])
+{
+  int64_t yy = (int64_t) (y - m->offset_y) * m->y;
+  codes[0] = cf_code_of (yy + parts[0]);
+  codes[1] = cf_code_of (yy + parts[1]);
+  codes[2] = cf_code_of (yy + parts[2]);
+}
+
 CF_HOST_DEVICE_INLINE void
 cf_rgb_codes (const CfMaxRgb * m, int32_t y, int32_t cb, int32_t cr,
     uint32_t codes[3])
 {
-  int64_t yy = (int64_t) (y - m->offset_y) * m->y;
-  int64_t b = (int64_t) (cb - m->offset_c), r = (int64_t) (cr - m->offset_c);
-  codes[0] = cf_code_of (yy + r * m->cr_r);
-  codes[1] = cf_code_of (yy + (-b * m->cb_g - r * m->cr_g));
-  codes[2] = cf_code_of (yy + b * m->cb_b);
+  int64_t parts[3];
+  cf_rgb_chroma (m, cb, cr, parts);
+  cf_rgb_codes_of (m, y, parts, codes);
 }
 
-/* HLG (#48, docs/design/hdr.md; not yet used by the elements).  A pixel's
- * display light is the OOTF of its scene light: Lw Ys^(gamma - 1) E for
- * each component's scene light E (the inverse OETF of its code), Ys the
- * scene luminance of the three, so its largest is
- * Lw Ys^(gamma - 1) max(E_R, E_G, E_B).  In integers, from tables the CPU
- * makes once (gst_cuda_filters_hlg_init()):
+/* HLG (#48, docs/design/hdr.md).  A pixel's display light is the OOTF of
+ * its scene light: Lw Ys^(gamma - 1) E for each component's scene light
+ * E (the inverse OETF of its code), Ys the scene luminance of the three,
+ * so its largest is Lw Ys^(gamma - 1) max(E_R, E_G, E_B).  In integers,
+ * from tables the CPU makes once (gst_cuda_filters_hlg_init()):
  *   E   = scene[code]                            2^-24 units, 0 .. 2^24
  *   Ys  = (wr E_R + wg E_G + wb E_B + 2^15) >> 16   (wr + wg + wb = 2^16)
  *   g   = gain[min (Ys >> 8, 65535)]             Ys^(gamma - 1) at the
@@ -113,21 +130,28 @@ typedef struct
   uint32_t gain[CF_HLG_GAIN_STEPS];
 } CfHlgTables;
 
-/* a pixel's display light from its codes of R', G', B', in Lw 2^-24 */
+/* the display light of a pixel whose components' scene light is r, g, b */
 CF_HOST_DEVICE_INLINE uint32_t
-cf_hlg_light (const CfHlgTables * t, const uint32_t codes[3])
+cf_hlg_light_of_scene (const uint32_t weights[3], const uint32_t * gain,
+    uint32_t r, uint32_t g, uint32_t b)
 {
-  uint32_t r = t->scene[codes[0]], g = t->scene[codes[1]];
-  uint32_t b = t->scene[codes[2]];
-  uint64_t ys = ((uint64_t) t->weights[0] * r + (uint64_t) t->weights[1] * g
-      + (uint64_t) t->weights[2] * b + 32768) >> 16;
+  uint64_t ys = ((uint64_t) weights[0] * r + (uint64_t) weights[1] * g
+      + (uint64_t) weights[2] * b + 32768) >> 16;
   uint64_t step = ys >> (CF_HLG_SCALE_BITS - 16);
   uint32_t top = r > g ? r : g;
   top = top > b ? top : b;
   if (step >= CF_HLG_GAIN_STEPS)
     step = CF_HLG_GAIN_STEPS - 1;
-  return (uint32_t) (((uint64_t) t->gain[step] * top +
+  return (uint32_t) (((uint64_t) gain[step] * top +
           ((uint64_t) 1 << (CF_HLG_SCALE_BITS - 1))) >> CF_HLG_SCALE_BITS);
+}
+
+/* a pixel's display light from its codes of R', G', B', in Lw 2^-24 */
+CF_HOST_DEVICE_INLINE uint32_t
+cf_hlg_light (const CfHlgTables * t, const uint32_t codes[3])
+{
+  return cf_hlg_light_of_scene (t->weights, t->gain, t->scene[codes[0]],
+      t->scene[codes[1]], t->scene[codes[2]]);
 }
 
 /* A region of a Y'CbCr frame of 16-bit little-endian words, each holding
@@ -137,15 +161,15 @@ cf_hlg_light (const CfHlgTables * t, const uint32_t codes[3])
  * (y + phase_y) >> sub_y: sub_x, sub_y are 1 where the chroma is
  * subsampled (4:2:0), and phase_x, phase_y where the region starts on the
  * second pixel of a chroma sample.  chroma_step is 2 where Cb and Cr
- * alternate in one plane (P010: cr = cb + 2 bytes), else 1; the pitches
- * hold at least a row's words (chroma_step a chroma sample).  Any
- * alignment. */
+ * alternate in one plane (P010: cr = cb + 2 bytes, cr_pitch =
+ * cb_pitch), else 1; the pitches hold at least a row's words
+ * (chroma_step a chroma sample).  Any alignment. */
 typedef struct
 {
   const void *luma;
   size_t luma_pitch;
   const void *cb, *cr;
-  size_t chroma_pitch;
+  size_t cb_pitch, cr_pitch;
   int chroma_step;
   int width, height;
   int sub_x, sub_y;
@@ -160,5 +184,23 @@ CfError cf_light_codes_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
     uint32_t * counts, CfStream stream);
 void cf_ref_light_codes_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
     uint32_t * counts);
+
+/* A frame's HLG light: the largest cf_hlg_light() of its pixels and
+ * their sum (below 2^24 a pixel, so 64 bits hold any frame's). */
+typedef struct
+{
+  uint64_t sum;
+  uint32_t max;
+  uint32_t reserved;
+} CfHlgSums;
+
+/* Adds the region's pixels' HLG light, from the codes of their R', G',
+ * B' (cf_rgb_codes), to @sums (device memory, 8-byte aligned): the
+ * largest into max, each into sum.  @tables: device memory, 4-byte
+ * aligned, filled by gst_cuda_filters_hlg_init() and copied there. */
+CfError cf_hlg_light_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
+    const CfHlgTables * tables, CfHlgSums * sums, CfStream stream);
+void cf_ref_hlg_light_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
+    const CfHlgTables * tables, CfHlgSums * sums);
 
 #endif /* CUDAFILTERS_KERNELS_LIGHT_H */

@@ -466,6 +466,12 @@ CfError cf_event_wait_on (CfStream stream, CfEvent event);
 CfError cf_copy_to_host (void *host, const void *device, size_t bytes,
     CfStream stream);
 
+/* Copies `bytes` of host memory (any) to device memory after the work
+ * queued on `stream`, and returns once it is done: for tables made on
+ * the CPU now and then, not for frames. */
+CfError cf_copy_to_device (void *device, const void *host, size_t bytes,
+    CfStream stream);
+
 /* ---- HDR light levels (atomics pattern, #48) --------------------------- */
 
 /* in a header of their own, part of this one's API */

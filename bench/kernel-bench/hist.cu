@@ -273,7 +273,7 @@ p010_ycbcr (const uint8_t * frame, size_t pitch, int w, int h)
   f.luma_pitch = pitch;
   f.cb = frame + pitch * h;
   f.cr = frame + pitch * h + 2;
-  f.chroma_pitch = pitch;
+  f.cb_pitch = f.cr_pitch = pitch;
   f.chroma_step = 2;
   f.width = w;
   f.height = h;
@@ -317,9 +317,72 @@ bench_light_p010 (int w, int h, bool solid)
   return row;
 }
 
+/* HLG's tables for BT.2020 and a display of 1000 cd/m2: the arithmetic
+ * of gst_cuda_filters_hlg_init, which the bench cannot link */
+static void
+hlg_tables_1000 (CfHlgTables * t)
+{
+  const double scale = (double) (1u << CF_HLG_SCALE_BITS), gamma = 1.2;
+  const double a = 0.17883277, b = 1.0 - 4.0 * a;
+  const double c = 0.5 - a * log (4.0 * a);
+  for (int i = 0; i < CF_LIGHT_CODES; i++) {
+    const double e = i / (double) (CF_LIGHT_CODES - 1);
+    t->scene[i] = (uint32_t) llround ((e <= 0.5 ? e * e / 3.0 :
+            (exp ((e - c) / a) + b) / 12.0) * scale);
+  }
+  t->weights[0] = (uint32_t) lround (0.2627 * 65536);
+  t->weights[2] = (uint32_t) lround (0.0593 * 65536);
+  t->weights[1] = 65536 - t->weights[0] - t->weights[2];
+  for (int i = 0; i < CF_HLG_GAIN_STEPS; i++)
+    t->gain[i] = (uint32_t) llround (pow ((i + 0.5) / CF_HLG_GAIN_STEPS,
+            gamma - 1.0) * scale);
+}
+
+/* HLG's light levels (#48): cf_hlg_light_add as cudasum light-levels=true
+ * runs it on HLG P010, into one sum checked after the first launch. */
+static Row
+bench_hlg_p010 (int w, int h, bool solid)
+{
+  const Format & fmt = kP010;
+  size_t bytes = frame_bytes (fmt, w, h);
+  Row row = make_row ("hlg", "ours", fmt, w, h, solid, (double) bytes);
+  std::string what = describe (row);
+  Frames in (rotation_count (bytes), fmt, w, h);
+  in.fill (solid);
+  const CfMaxRgb m = bt2020_narrow_10 ();
+  std::vector < CfHlgTables > tables (1);
+  hlg_tables_1000 (tables.data ());
+
+  CfHlgSums want = { 0, 0, 0 };
+  const CfYCbCrWords hf = p010_ycbcr (in.host.data (), in.pitch, w, h);
+  auto reference =[&] {
+    want.sum = want.max = 0;
+    cf_ref_hlg_light_add (&hf, &m, tables.data (), &want);
+  };
+  row.cpu_us = cpu_median_us (seconds_of (reference), reference);
+
+  DeviceArray < CfHlgTables > d_tables (1);
+  CHECK (cudaMemcpy (d_tables.ptr, tables.data (), sizeof (CfHlgTables),
+          cudaMemcpyHostToDevice));
+  DeviceArray < CfHlgSums > sums (1);
+  Launch launch =[&](int i) {
+    const CfYCbCrWords f = p010_ycbcr (in[i], in.pitch, w, h);
+    return cf_hlg_light_add (&f, &m, d_tables.ptr, sums.ptr, nullptr);
+  };
+  CHECK (cudaMemset (sums.ptr, 0, sizeof (CfHlgSums)));
+  CHECK (launch (0));
+  std::vector < CfHlgSums > got = sums.download ();
+  const uint64_t got_values[2] = { got[0].sum, got[0].max };
+  const uint64_t want_values[2] = { want.sum, want.max };
+  check_values_equal (what.c_str (), "sum and max", got_values, want_values,
+      2);
+  time_row (row, launch, false);
+  return row;
+}
+
 /* Ours (both ways), CUB and RGB beside them in RGBA and NV12 at every size
  * on random and solid frames; then the seeds at 4K RGBA; then P010, and
- * its light levels. */
+ * its light levels (PQ's codes, HLG's light). */
 void
 add_hist_cases (Cases & cases)
 {
@@ -354,5 +417,10 @@ add_hist_cases (Cases & cases)
     for (bool solid:kContents)
       add_case (cases, case_name ("light", kP010, s, "", solid),[=] {
             return bench_light_p010 (s.w, s.h, solid);
+          });
+  for (auto & s:kSizes)
+    for (bool solid:kContents)
+      add_case (cases, case_name ("hlg", kP010, s, "", solid),[=] {
+            return bench_hlg_p010 (s.w, s.h, solid);
           });
 }

@@ -69,3 +69,16 @@ cf_copy_to_host (void *host, const void *device, size_t bytes,
   return cudaMemcpyAsync (host, device, bytes, cudaMemcpyDeviceToHost,
       (cudaStream_t) stream);
 }
+
+extern "C" CfError
+cf_copy_to_device (void *device, const void *host, size_t bytes,
+    CfStream stream)
+{
+  /* (the wait: the caller may change its host memory as soon as this
+   * returns, whatever the memory) */
+  cudaError_t err = cudaMemcpyAsync (device, host, bytes,
+      cudaMemcpyHostToDevice, (cudaStream_t) stream);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize ((cudaStream_t) stream);
+  return err;
+}

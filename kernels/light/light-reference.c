@@ -1,4 +1,5 @@
-/* CPU reference of kernels/light/light.cu: the same counts. */
+/* CPU reference of kernels/light/light.cu: the same counts, and the same
+ * HLG light. */
 #include "cudafilters-kernels.h"
 
 /* a word at any alignment */
@@ -10,24 +11,50 @@ word_at (const void *plane, size_t pitch, int row, int index)
   return p[0] | (uint32_t) p[1] << 8;
 }
 
+/* the samples of pixel (x, y): luma, Cb, Cr */
+static void
+samples_at (const CfYCbCrWords * f, int x, int y, int32_t samples[3])
+{
+  const uint32_t mask = (uint32_t) ((1u << f->depth) - 1);
+  const int cy = (y + f->phase_y) >> f->sub_y;
+  const int ci = ((x + f->phase_x) >> f->sub_x) * f->chroma_step;
+
+  samples[0] = (int32_t) ((word_at (f->luma, f->luma_pitch, y, x) >>
+          f->shift) & mask);
+  samples[1] = (int32_t) ((word_at (f->cb, f->cb_pitch, cy, ci) >>
+          f->shift) & mask);
+  samples[2] = (int32_t) ((word_at (f->cr, f->cr_pitch, cy, ci) >>
+          f->shift) & mask);
+}
+
 void
 cf_ref_light_codes_add (const CfYCbCrWords * f, const CfMaxRgb * m,
     uint32_t * counts)
 {
-  const uint32_t mask = (uint32_t) ((1u << f->depth) - 1);
+  int32_t s[3];
   int x, y;
 
-  for (y = 0; y < f->height; y++) {
-    const int cy = (y + f->phase_y) >> f->sub_y;
-
+  for (y = 0; y < f->height; y++)
     for (x = 0; x < f->width; x++) {
-      const int ci = ((x + f->phase_x) >> f->sub_x) * f->chroma_step;
-      uint32_t luma = word_at (f->luma, f->luma_pitch, y, x) >> f->shift;
-      uint32_t cb = word_at (f->cb, f->chroma_pitch, cy, ci) >> f->shift;
-      uint32_t cr = word_at (f->cr, f->chroma_pitch, cy, ci) >> f->shift;
-
-      counts[cf_max_rgb_code (m, (int32_t) (luma & mask),
-              (int32_t) (cb & mask), (int32_t) (cr & mask))]++;
+      samples_at (f, x, y, s);
+      counts[cf_max_rgb_code (m, s[0], s[1], s[2])]++;
     }
-  }
+}
+
+void
+cf_ref_hlg_light_add (const CfYCbCrWords * f, const CfMaxRgb * m,
+    const CfHlgTables * tables, CfHlgSums * sums)
+{
+  int32_t s[3];
+  uint32_t codes[3], light;
+  int x, y;
+
+  for (y = 0; y < f->height; y++)
+    for (x = 0; x < f->width; x++) {
+      samples_at (f, x, y, s);
+      cf_rgb_codes (m, s[0], s[1], s[2], codes);
+      light = cf_hlg_light (tables, codes);
+      sums->max = light > sums->max ? light : sums->max;
+      sums->sum += light;
+    }
 }

@@ -1,6 +1,6 @@
-/* HDR light levels: each pixel's code of max(R', G', B') counted, the
- * atomics pattern (docs/design/hdr.md).  The C API and dispatch; the
- * kernel is light-codes.cuh. */
+/* HDR light levels: each pixel's code of max(R', G', B') counted (PQ), or
+ * its HLG light summed, the atomics pattern (docs/design/hdr.md).  The C
+ * API and dispatch; the kernels are light-codes.cuh and hlg-light.cuh. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 #include "launch-settings.cuh"
@@ -8,11 +8,13 @@
 #include <cuda_runtime.h>
 
 #include "light-codes.cuh"
+#include "hlg-light.cuh"
 
+/* the pitch of a plane whose rows hold @words words of 2 bytes */
 static bool
-even (const void *p, size_t pitch)
+holds_words (size_t pitch, long long words)
 {
-  return (((uintptr_t) p | pitch) & 1) == 0;
+  return pitch >= 2 * (size_t) words;
 }
 
 static bool
@@ -27,10 +29,35 @@ frame_valid (const CfYCbCrWords * f)
     return false;
   if (f->width == 0 || f->height == 0)
     return true;
-  return f->luma && f->cb && f->cr
-      && f->luma_pitch >= 2 * (size_t) f->width
-      && f->chroma_pitch >= 2 * (size_t) ((((f->width - 1 + f->phase_x) >>
-                  f->sub_x) + 1) * f->chroma_step);
+  const long long chroma_words =
+      (long long) ((((f->width - 1 + f->phase_x) >> f->sub_x) + 1) *
+      f->chroma_step);
+  return f->luma && f->cb && f->cr && holds_words (f->luma_pitch, f->width)
+      && holds_words (f->cb_pitch, chroma_words)
+      && holds_words (f->cr_pitch, chroma_words);
+}
+
+/* One wave of @threads-thread blocks of @kernel, or fewer where the
+ * frame's groups of pixels need fewer. */
+static cudaError_t
+wave_grid (const void *kernel, int threads, const CfYCbCrWords * frame,
+    int *grid)
+{
+  const cf::DeviceInfo *dev;
+  int resident;
+  cudaError_t err = cf::current_device_info (&dev);
+  if (err == cudaSuccess)
+    err = cf::resident_blocks_per_sm (kernel, threads, 0, &resident);
+  if (err != cudaSuccess)
+    return err;
+  const long long groups =
+      (long long) ((frame->width + kLightGroup - 1) / kLightGroup) *
+      frame->height;
+  const long long blocks = (groups + threads - 1) / threads;
+  const long long wave = (long long) dev->sm_count * (resident > 0 ?
+      resident : 1);
+  *grid = (int) (blocks < wave ? blocks : wave);
+  return cudaSuccess;
 }
 
 extern "C" CfError
@@ -43,29 +70,34 @@ cf_light_codes_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
     return cudaSuccess;
   cf_forget_earlier_errors ();
 
-  const cf::DeviceInfo *dev;
-  int resident;
-  cudaError_t err = cf::current_device_info (&dev);
-  if (err == cudaSuccess)
-    err = cf::resident_blocks_per_sm ((const void *) light_codes_kernel,
-        kLightBlockThreads, 0, &resident);
+  int grid;
+  cudaError_t err = wave_grid ((const void *) light_codes_kernel,
+      kLightBlockThreads, frame, &grid);
   if (err != cudaSuccess)
     return err;
-  const long long groups =
-      (long long) ((frame->width + kLightGroup - 1) / kLightGroup) *
-      frame->height;
-  long long grid = (groups + kLightBlockThreads - 1) / kLightBlockThreads;
-  const long long wave = (long long) dev->sm_count * (resident > 0 ?
-      resident : 1);
-  grid = grid < wave ? grid : wave;
+  light_codes_kernel <<< grid, kLightBlockThreads, 0,
+      (cudaStream_t) stream >>> (*frame, *m, light_reads_of (frame), counts);
+  return cudaGetLastError ();
+}
 
-  LightReads reads;
-  reads.luma_vectors = (((uintptr_t) frame->luma | frame->luma_pitch) & 15)
-      == 0;
-  reads.luma_words = even (frame->luma, frame->luma_pitch);
-  reads.chroma_words = even (frame->cb, frame->chroma_pitch)
-      && even (frame->cr, 0);
-  light_codes_kernel <<< (int) grid, kLightBlockThreads, 0,
-      (cudaStream_t) stream >>> (*frame, *m, reads, counts);
+extern "C" CfError
+cf_hlg_light_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
+    const CfHlgTables * tables, CfHlgSums * sums, CfStream stream)
+{
+  if (!frame_valid (frame) || !m || !tables || ((uintptr_t) tables & 3)
+      || !sums || ((uintptr_t) sums & 7))
+    return cudaErrorInvalidValue;
+  if (frame->width == 0 || frame->height == 0)
+    return cudaSuccess;
+  cf_forget_earlier_errors ();
+
+  int grid;
+  cudaError_t err = wave_grid ((const void *) hlg_light_kernel,
+      kHlgBlockThreads, frame, &grid);
+  if (err != cudaSuccess)
+    return err;
+  hlg_light_kernel <<< grid, kHlgBlockThreads, 0,
+      (cudaStream_t) stream >>> (*frame, *m, light_reads_of (frame), tables,
+      sums);
   return cudaGetLastError ();
 }

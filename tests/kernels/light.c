@@ -1,11 +1,12 @@
-/* cf_light_codes_add against its CPU reference (#48, docs/design/hdr.md):
- * P010/P012/P016, I420 and Y444 layouts of words, regions starting on the
- * second pixel of a chroma sample, odd, large and tall frames, tight,
- * padded and misaligned pitches, random words (stray bits outside the
- * samples included), solid frames and smooth real-looking ones, the
+/* cf_light_codes_add and cf_hlg_light_add against their CPU references
+ * (#48, docs/design/hdr.md), each on every frame: P010/P012/P016, I420
+ * and Y444 layouts of words, regions starting on the second pixel of a
+ * chroma sample, odd, large and tall frames, tight, padded and
+ * misaligned pitches (Cr's unlike Cb's), random words (stray bits outside
+ * the samples included), solid frames and smooth real-looking ones, the
  * BT.2020 and BT.709 matrices in both ranges and random ones that reach
- * the clamps; counts poisoned first (the kernel adds); the arguments it
- * refuses. */
+ * the clamps, HLG at several display peaks; counts and sums poisoned
+ * first (the kernels add); the arguments they refuse. */
 #include "cf-kernel-test.h"
 #include "gstcudafiltershdr.h"
 
@@ -42,8 +43,10 @@ typedef struct
   guint8 *host, *dev;
 } LightPlane;
 
+/* @extra: bytes added to the pitch (not in PITCH_TIGHT) */
 static void
-plane_init (LightPlane * pl, gsize row_bytes, gint rows, PitchMode mode)
+plane_init (LightPlane * pl, gsize row_bytes, gint rows, PitchMode mode,
+    gsize extra)
 {
   switch (mode) {
     case PITCH_TIGHT:
@@ -59,6 +62,8 @@ plane_init (LightPlane * pl, gsize row_bytes, gint rows, PitchMode mode)
       pl->offset = 1;
       break;
   }
+  if (mode != PITCH_TIGHT)
+    pl->pitch += extra;
   pl->size = pl->offset + pl->pitch * rows + 16;
   pl->host = g_malloc (pl->size);
   fill_content (pl->host, pl->size, CONTENT_RANDOM);
@@ -113,9 +118,56 @@ sample_of (FrameContent content, const LightLayout * l, gint which, gint x,
   return (v << l->shift) | (g_rand_int (rand_) & ((1u << l->shift) - 1));
 }
 
+/* HLG's tables, on the CPU and copied to the GPU */
+typedef struct
+{
+  CfHlgTables *host, *dev;
+} HlgTables;
+
 static void
-check_light (const LightLayout * l, const CfMaxRgb * m, gint w, gint h,
-    gint phase_x, gint phase_y, PitchMode mode, FrameContent content)
+hlg_tables_init (HlgTables * t, gdouble kr, gdouble kb, gdouble peak)
+{
+  t->host = g_new (CfHlgTables, 1);
+  fail_unless (gst_cuda_filters_hlg_init (t->host, kr, kb, peak));
+  CUDA_OK (cudaMalloc ((void **) &t->dev, sizeof (CfHlgTables)));
+  CUDA_OK (cudaMemcpy (t->dev, t->host, sizeof (CfHlgTables),
+          cudaMemcpyHostToDevice));
+}
+
+static void
+hlg_tables_clear (HlgTables * t)
+{
+  g_free (t->host);
+  CUDA_OK (cudaFree (t->dev));
+}
+
+/* The frame's HLG light, GPU against CPU, from poisoned sums */
+static void
+check_hlg (const CfYCbCrWords * host, const CfYCbCrWords * dev,
+    const CfMaxRgb * m, const HlgTables * t, const gchar * what)
+{
+  CfHlgSums want, got, *d_sums;
+  CfError err;
+
+  want.sum = g_rand_int (rand_) * (guint64) g_rand_int (rand_);
+  want.max = g_rand_boolean (rand_) ? g_rand_int (rand_) >> 8 : 0;
+  want.reserved = 0;
+  CUDA_OK (cudaMalloc ((void **) &d_sums, sizeof (want)));
+  CUDA_OK (cudaMemcpy (d_sums, &want, sizeof (want), cudaMemcpyHostToDevice));
+  cf_ref_hlg_light_add (host, m, t->host, &want);
+  err = cf_hlg_light_add (dev, m, t->dev, d_sums, NULL);
+  fail_unless (err == 0, "%s: HLG launch: %s", what, cf_error_name (err));
+  CUDA_OK (cudaMemcpy (&got, d_sums, sizeof (got), cudaMemcpyDeviceToHost));
+  fail_unless (got.max == want.max && got.sum == want.sum,
+      "%s: HLG max %u sum %" G_GUINT64_FORMAT ", CPU max %u sum %"
+      G_GUINT64_FORMAT, what, got.max, got.sum, want.max, want.sum);
+  CUDA_OK (cudaFree (d_sums));
+}
+
+static void
+check_light (const LightLayout * l, const CfMaxRgb * m, const HlgTables * t,
+    gint w, gint h, gint phase_x, gint phase_y, PitchMode mode,
+    FrameContent content)
 {
   const gint cw = w ? ((w - 1 + phase_x) >> l->sub_x) + 1 : 0;
   const gint ch = h ? ((h - 1 + phase_y) >> l->sub_y) + 1 : 0;
@@ -131,10 +183,10 @@ check_light (const LightLayout * l, const CfMaxRgb * m, gint w, gint h,
 
   for (i = 0; i < 3; i++)
     solid[i] = g_rand_int_range (rand_, 0, 1 << l->depth);
-  plane_init (&luma, 2 * (gsize) MAX (w, 1), MAX (h, 1), mode);
-  plane_init (&cb, 2 * (gsize) MAX (cw, 1) * step, MAX (ch, 1), mode);
+  plane_init (&luma, 2 * (gsize) MAX (w, 1), MAX (h, 1), mode, 0);
+  plane_init (&cb, 2 * (gsize) MAX (cw, 1) * step, MAX (ch, 1), mode, 0);
   if (!l->interleaved)
-    plane_init (&cr, 2 * (gsize) MAX (cw, 1), MAX (ch, 1), mode);
+    plane_init (&cr, 2 * (gsize) MAX (cw, 1), MAX (ch, 1), mode, 64);
   for (y = 0; y < h; y++)
     for (x = 0; x < w; x++)
       plane_put (&luma, y, x, sample_of (content, l, 0, x, y, w, h, solid[0]));
@@ -154,7 +206,8 @@ check_light (const LightLayout * l, const CfMaxRgb * m, gint w, gint h,
   host.luma_pitch = luma.pitch;
   host.cb = cb.host + cb.offset;
   host.cr = l->interleaved ? cb.host + cb.offset + 2 : cr.host + cr.offset;
-  host.chroma_pitch = cb.pitch;
+  host.cb_pitch = cb.pitch;
+  host.cr_pitch = l->interleaved ? cb.pitch : cr.pitch;
   host.chroma_step = step;
   host.width = w;
   host.height = h;
@@ -181,6 +234,7 @@ check_light (const LightLayout * l, const CfMaxRgb * m, gint w, gint h,
   for (i = 0; i < CF_LIGHT_CODES; i++)
     fail_unless (got[i] == want[i], "%s: code %d: GPU %u, CPU %u", what, i,
         got[i], want[i]);
+  check_hlg (&host, &dev, m, t, what);
 
   CUDA_OK (cudaFree (d_counts));
   plane_clear (&luma);
@@ -209,12 +263,18 @@ random_matrix (CfMaxRgb * m, gint depth)
 GST_START_TEST (test_light_codes_equals_reference)
 {
   static const gdouble weights[][2] = { {0.2627, 0.0593}, {0.2126, 0.0722} };
+  static const gdouble peaks[] = { 1000, 400, 4000 };
+  HlgTables tables[G_N_ELEMENTS (peaks)];
   guint l, s, mode, k;
 
+  for (k = 0; k < G_N_ELEMENTS (peaks); k++)
+    hlg_tables_init (&tables[k], weights[k & 1][0], weights[k & 1][1],
+        peaks[k]);
   for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
     const LightLayout *lay = &layouts[l];
 
     for (k = 0; k < 5; k++) {
+      const HlgTables *t = &tables[(l + k) % G_N_ELEMENTS (peaks)];
       CfMaxRgb m;
 
       if (k < 4)
@@ -227,11 +287,11 @@ GST_START_TEST (test_light_codes_equals_reference)
         gint px = lay->sub_x && (s & 1), py = lay->sub_y && (s & 2);
 
         for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
-          check_light (lay, &m, w, h, px, py, mode,
+          check_light (lay, &m, t, w, h, px, py, mode,
               k == 4 ? LIGHT_RANDOM : LIGHT_SMOOTH);
-        check_light (lay, &m, w, h, lay->sub_x, lay->sub_y, PITCH_PADDED,
+        check_light (lay, &m, t, w, h, lay->sub_x, lay->sub_y, PITCH_PADDED,
             LIGHT_RANDOM);
-        check_light (lay, &m, w, h, 0, 0, PITCH_PADDED, LIGHT_SOLID);
+        check_light (lay, &m, t, w, h, 0, 0, PITCH_PADDED, LIGHT_SOLID);
       }
     }
   }
@@ -240,9 +300,13 @@ GST_START_TEST (test_light_codes_equals_reference)
     CfMaxRgb m;
 
     fail_unless (gst_cuda_filters_max_rgb_init (&m, 10, FALSE, 0.2627, 0.0593));
-    check_light (&layouts[0], &m, 3840, 2160, 0, 0, PITCH_PADDED, LIGHT_SMOOTH);
-    check_light (&layouts[0], &m, 3840, 2160, 0, 0, PITCH_PADDED, LIGHT_SOLID);
+    check_light (&layouts[0], &m, &tables[0], 3840, 2160, 0, 0, PITCH_PADDED,
+        LIGHT_SMOOTH);
+    check_light (&layouts[0], &m, &tables[0], 3840, 2160, 0, 0, PITCH_PADDED,
+        LIGHT_SOLID);
   }
+  for (k = 0; k < G_N_ELEMENTS (peaks); k++)
+    hlg_tables_clear (&tables[k]);
 }
 
 GST_END_TEST;
@@ -251,15 +315,21 @@ GST_START_TEST (test_light_codes_invalid_arguments)
 {
   guint8 *d;
   guint32 *counts, host[CF_LIGHT_CODES];
+  CfHlgSums *sums, host_sums;
+  HlgTables t;
   CfMaxRgb m;
-  CfYCbCrWords f = { NULL, 64, NULL, NULL, 64, 2, 8, 8, 1, 1, 0, 0, 10, 6 };
+  CfYCbCrWords f = { NULL, 64, NULL, NULL, 64, 64, 2, 8, 8, 1, 1, 0, 0, 10, 6 };
   CfYCbCrWords bad;
   guint i;
 
   fail_unless (gst_cuda_filters_max_rgb_init (&m, 10, FALSE, 0.2627, 0.0593));
+  hlg_tables_init (&t, 0.2627, 0.0593, 1000);
   CUDA_OK (cudaMalloc ((void **) &d, 4096));
   CUDA_OK (cudaMalloc ((void **) &counts, sizeof (host) + 4));
   CUDA_OK (cudaMemset (counts, 0, sizeof (host)));
+  CUDA_OK (cudaMalloc ((void **) &sums, 2 * sizeof (CfHlgSums)));
+  CUDA_OK (cudaMemset (sums, 0, sizeof (CfHlgSums)));
+  CUDA_OK (cudaMemset (d, 0, 4096));
   f.luma = d;
   f.cb = d + 1024;
   f.cr = d + 1026;
@@ -269,11 +339,22 @@ GST_START_TEST (test_light_codes_invalid_arguments)
   fail_if (cf_light_codes_add (&f, &m, NULL, NULL) == 0);
   fail_if (cf_light_codes_add (&f, &m, (guint32 *) ((guint8 *) counts + 2),
           NULL) == 0);
+  fail_unless (cf_hlg_light_add (&f, &m, t.dev, sums, NULL) == 0);
+  fail_if (cf_hlg_light_add (NULL, &m, t.dev, sums, NULL) == 0);
+  fail_if (cf_hlg_light_add (&f, NULL, t.dev, sums, NULL) == 0);
+  fail_if (cf_hlg_light_add (&f, &m, NULL, sums, NULL) == 0);
+  fail_if (cf_hlg_light_add (&f, &m, (CfHlgTables *) ((guint8 *) t.dev + 2),
+          sums, NULL) == 0);
+  fail_if (cf_hlg_light_add (&f, &m, t.dev, NULL, NULL) == 0);
+  fail_if (cf_hlg_light_add (&f, &m, t.dev,
+          (CfHlgSums *) ((guint8 *) sums + 4), NULL) == 0);
 #define REFUSED(field, value) G_STMT_START {                            \
   bad = f;                                                              \
   bad.field = value;                                                    \
   fail_if (cf_light_codes_add (&bad, &m, counts, NULL) == 0,            \
       #field " = " #value " taken");                                    \
+  fail_if (cf_hlg_light_add (&bad, &m, t.dev, sums, NULL) == 0,         \
+      #field " = " #value " taken (HLG)");                              \
 } G_STMT_END
   REFUSED (depth, 8);
   REFUSED (depth, 17);
@@ -286,7 +367,8 @@ GST_START_TEST (test_light_codes_invalid_arguments)
   REFUSED (luma, NULL);
   REFUSED (cr, NULL);
   REFUSED (luma_pitch, 14);
-  REFUSED (chroma_pitch, 14);
+  REFUSED (cb_pitch, 14);
+  REFUSED (cr_pitch, 14);
   REFUSED (width, -1);
 #undef REFUSED
   /* an empty region counts nothing */
@@ -294,6 +376,7 @@ GST_START_TEST (test_light_codes_invalid_arguments)
   bad.width = 0;
   bad.luma = bad.cb = bad.cr = NULL;
   fail_unless (cf_light_codes_add (&bad, &m, counts, NULL) == 0);
+  fail_unless (cf_hlg_light_add (&bad, &m, t.dev, sums, NULL) == 0);
   CUDA_OK (cudaDeviceSynchronize ());
   /* (the one valid launch counted its 64 pixels) */
   CUDA_OK (cudaMemcpy (host, counts, sizeof (host), cudaMemcpyDeviceToHost));
@@ -304,8 +387,26 @@ GST_START_TEST (test_light_codes_invalid_arguments)
       n += host[i];
     fail_unless (n == 64, "%" G_GUINT64_FORMAT " pixels counted", n);
   }
+  /* (and the HLG one its 64 pixels' light, all of zero words) */
+  {
+    static const guint8 zeros[4096] = { 0 };
+    CfYCbCrWords z = f;
+    CfHlgSums want = { 0, 0, 0 };
+
+    z.luma = zeros;
+    z.cb = zeros + 1024;
+    z.cr = zeros + 1026;
+    cf_ref_hlg_light_add (&z, &m, t.host, &want);
+    CUDA_OK (cudaMemcpy (&host_sums, sums, sizeof (host_sums),
+            cudaMemcpyDeviceToHost));
+    fail_unless (want.sum > 0 && host_sums.max == want.max &&
+        host_sums.sum == want.sum, "HLG max %u sum %" G_GUINT64_FORMAT,
+        host_sums.max, host_sums.sum);
+  }
+  CUDA_OK (cudaFree (sums));
   CUDA_OK (cudaFree (counts));
   CUDA_OK (cudaFree (d));
+  hlg_tables_clear (&t);
 }
 
 GST_END_TEST;

@@ -1,13 +1,17 @@
-/* cudasum's light levels of PQ video (#48, docs/design/hdr.md), through
- * GstHarness: `max-light` and `average-light` against the counts of each
- * pixel's code of max(R', G', B') made here from the frame's samples, the
- * chroma sample that covers the pixel and the caps' matrix and range;
- * solid frames at known light (0, 100, 1000 and 10000 cd/m2) within a
- * code of the PQ EOTF; `max-cll` and `max-fall` as running maxima over
- * frames, reset by a flush; intervals and meta; CUDA memory; and no light
- * fields, with a warning, on streams that are not PQ Y'CbCr above 8 bits.
- * Every Y'CbCr format of 16-bit words, odd sizes, padded strides, random
- * words and real-looking frames, regions starting on odd pixels. */
+/* cudasum's light levels of PQ and HLG video (#48, docs/design/hdr.md),
+ * through GstHarness: `max-light` and `average-light` against the CPU's,
+ * made here from the frame's samples, the chroma sample that covers each
+ * pixel and the caps' matrix and range: for PQ the counts of each pixel's
+ * code of max(R', G', B'), for HLG each pixel's light (cf_hlg_light) on
+ * a display of hlg-peak; solid frames at known light within a code (PQ:
+ * 0, 100, 1000 and 10000 cd/m2; HLG: black, BT.2408's 75 % grey at 203
+ * cd/m2 and peak white, on displays of 1000 and 2000); `max-cll` and
+ * `max-fall` as running maxima over frames, reset by a flush; hlg-peak
+ * changed between frames; intervals and meta; CUDA memory; and no light
+ * fields, with a warning, on streams that are not HDR Y'CbCr above 8
+ * bits.  Every Y'CbCr format of 16-bit words, odd sizes, padded strides,
+ * random words and real-looking frames, regions starting on odd
+ * pixels. */
 #include <math.h>
 #include <gst/check/gstcheck.h>
 
@@ -23,23 +27,64 @@ static const GstVideoFormat yuv_formats[] = {
   GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE,
 };
 
+/* the transfers measured */
+typedef enum
+{
+  PQ,
+  HLG,
+} Transfer;
+
 static void
-pq_info (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
-    gboolean full_range)
+hdr_info (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
+    gboolean full_range, Transfer transfer)
 {
   gst_video_info_set_format (info, format, w, h);
   fail_unless (gst_video_colorimetry_from_string (&info->colorimetry,
-          "bt2100-pq"));
+          transfer == HLG ? "bt2100-hlg" : "bt2100-pq"));
   if (full_range)
     info->colorimetry.range = GST_VIDEO_COLOR_RANGE_0_255;
   info->fps_n = 30;
   info->fps_d = 1;
 }
 
-/* Adds the codes of @buf's pixels in @roi to @counts (guint64). */
 static void
-add_codes (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
-    guint64 * counts)
+pq_info (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
+    gboolean full_range)
+{
+  hdr_info (info, format, w, h, full_range, PQ);
+}
+
+/* The CPU's light of frames: for PQ their counts of codes, for HLG their
+ * largest and summed light with tables for @peak */
+typedef struct
+{
+  Transfer transfer;
+  gdouble peak;
+  CfHlgTables *tables;
+  guint64 *counts;
+  guint64 hlg_max, hlg_sum, pixels;
+} Expected;
+
+static void
+expected_init (Expected * e, Transfer transfer, gdouble peak)
+{
+  memset (e, 0, sizeof (*e));
+  e->transfer = transfer;
+  e->peak = peak;
+  e->counts = g_new0 (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+}
+
+static void
+expected_clear (Expected * e)
+{
+  g_free (e->counts);
+  g_free (e->tables);
+}
+
+/* Adds @buf's pixels in @roi. */
+static void
+expected_add (Expected * e, GstBuffer * buf, const GstVideoInfo * info,
+    const Roi * roi)
 {
   GstVideoFrame frame;
   guint depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
@@ -58,15 +103,42 @@ add_codes (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
           &kr, &kb));
   fail_unless (gst_cuda_filters_max_rgb_init (&m, depth,
           info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255, kr, kb));
+  if (e->transfer == HLG && !e->tables) {
+    e->tables = g_new (CfHlgTables, 1);
+    fail_unless (gst_cuda_filters_hlg_init (e->tables, kr, kb, e->peak));
+  }
   fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, buf,
           GST_MAP_READ));
   for (y = y0; y < y1; y++)
-    for (x = x0; x < x1; x++)
-      counts[gst_cuda_filters_max_rgb_code (&m,
-              (gint32) cf_hbd_value (&frame, 0, x, y),
-              (gint32) cf_hbd_value (&frame, 1, x >> sx, y >> sy),
-              (gint32) cf_hbd_value (&frame, 2, x >> sx, y >> sy))]++;
+    for (x = x0; x < x1; x++) {
+      gint32 luma = (gint32) cf_hbd_value (&frame, 0, x, y);
+      gint32 cb = (gint32) cf_hbd_value (&frame, 1, x >> sx, y >> sy);
+      gint32 cr = (gint32) cf_hbd_value (&frame, 2, x >> sx, y >> sy);
+      guint32 codes[3], light;
+
+      if (e->transfer == PQ) {
+        e->counts[gst_cuda_filters_max_rgb_code (&m, luma, cb, cr)]++;
+        continue;
+      }
+      cf_rgb_codes (&m, luma, cb, cr, codes);
+      light = cf_hlg_light (e->tables, codes);
+      e->hlg_max = MAX (e->hlg_max, light);
+      e->hlg_sum += light;
+      e->pixels++;
+    }
   gst_video_frame_unmap (&frame);
+}
+
+static void
+expected_levels (const Expected * e, gdouble * max_light,
+    gdouble * average_light)
+{
+  if (e->transfer == PQ)
+    gst_cuda_filters_light_levels (e->counts,
+        gst_cuda_filters_light_table_pq (), max_light, average_light);
+  else
+    gst_cuda_filters_hlg_light_levels (e->hlg_max, e->hlg_sum, e->pixels,
+        e->peak, max_light, average_light);
 }
 
 static gdouble
@@ -79,21 +151,21 @@ get_double (const GstStructure * s, const gchar * field)
   return v;
 }
 
-/* the light fields of @s against @counts; max-cll and max-fall against
- * the values given */
+/* the light fields of @s against @e's; max-cll and max-fall against the
+ * values given.  @tolerance: of average-light, relative (HLG's intervals
+ * add their frames' light in cd/m2) */
 static void
-check_light (const GstStructure * s, const guint64 * counts, gdouble max_cll,
-    gdouble max_fall, const gchar * what)
+check_light (const GstStructure * s, const Expected * e, gdouble max_cll,
+    gdouble max_fall, gdouble tolerance, const gchar * what)
 {
   gdouble max_light, average_light;
 
-  gst_cuda_filters_light_levels (counts, gst_cuda_filters_light_table_pq (),
-      &max_light, &average_light);
+  expected_levels (e, &max_light, &average_light);
   fail_unless (get_double (s, "max-light") == max_light,
       "%s: max-light %.17g, want %.17g", what, get_double (s, "max-light"),
       max_light);
-  fail_unless (get_double (s, "average-light") == average_light,
-      "%s: average-light %.17g, want %.17g", what,
+  fail_unless (fabs (get_double (s, "average-light") - average_light) <=
+      tolerance * average_light, "%s: average-light %.17g, want %.17g", what,
       get_double (s, "average-light"), average_light);
   fail_unless (get_double (s, "max-cll") == max_cll,
       "%s: max-cll %.17g, want %.17g", what, get_double (s, "max-cll"),
@@ -119,31 +191,50 @@ make_content (GstVideoFormat format, gint w, gint h, guint pad, gboolean real)
   return buf;
 }
 
-/* One frame through @launch: its light against the CPU's */
+/* @launch with `hlg-peak=@peak` after its `light-levels=true` for HLG */
+static gchar *
+with_peak (const gchar * launch, Transfer transfer, gdouble peak)
+{
+  const gchar *at = strstr (launch, "light-levels=true");
+  gsize n;
+
+  fail_unless (at != NULL, "%s", launch);
+  if (transfer != HLG)
+    return g_strdup (launch);
+  n = at - launch + strlen ("light-levels=true");
+  return g_strdup_printf ("%.*s hlg-peak=%g%s", (gint) n, launch, peak,
+      launch + n);
+}
+
+/* One frame through @launch (with `hlg-peak=@peak` for HLG): its light
+ * against the CPU's */
 static void
-run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
-    guint pad, gboolean real, gboolean full_range, const Roi * roi)
+run_frame (const gchar * launch, Transfer transfer, gdouble peak,
+    GstVideoFormat format, gint w, gint h, guint pad, gboolean real,
+    gboolean full_range, const Roi * roi)
 {
   GstBuffer *in = make_content (format, w, h, pad, real);
-  gchar *what = g_strdup_printf ("%s %s %dx%d pad %u %s %s range", launch,
-      gst_video_format_to_string (format), w, h, pad, real ? "real" :
-      "random", full_range ? "full" : "narrow");
-  guint64 *counts = g_new0 (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+  gchar *full = with_peak (launch, transfer, peak);
+  gchar *what = g_strdup_printf ("%s %s %s %dx%d pad %u %s %s range", full,
+      transfer == HLG ? "HLG" : "PQ", gst_video_format_to_string (format), w,
+      h, pad, real ? "real" : "random", full_range ? "full" : "narrow");
   gdouble max_light, average_light;
   GstVideoInfo info;
   GstStructure *s;
+  Expected e;
 
-  pq_info (&info, format, w, h, full_range);
-  s = cf_test_message_of (launch, in, &info, what);
-  add_codes (in, &info, roi, counts);
+  expected_init (&e, transfer, peak);
+  hdr_info (&info, format, w, h, full_range, transfer);
+  s = cf_test_message_of (full, in, &info, what);
+  expected_add (&e, in, &info, roi);
   /* one frame: MaxCLL and MaxFALL are its own */
-  gst_cuda_filters_light_levels (counts, gst_cuda_filters_light_table_pq (),
-      &max_light, &average_light);
-  check_light (s, counts, max_light, average_light, what);
-  g_free (counts);
+  expected_levels (&e, &max_light, &average_light);
+  check_light (s, &e, max_light, average_light, 0, what);
+  expected_clear (&e);
   gst_structure_free (s);
   gst_buffer_unref (in);
   g_free (what);
+  g_free (full);
 }
 
 static const Roi whole = { 0, 0, 0, 0 };
@@ -152,18 +243,22 @@ GST_START_TEST (test_every_format)
 {
   guint f;
 
-  for (f = 0; f < G_N_ELEMENTS (yuv_formats); f++) {
-    GstVideoFormat format = yuv_formats[f];
+  Transfer t;
 
-    run_frame ("cudasum light-levels=true", format, 1, 1, 0, FALSE, FALSE,
-        &whole);
-    run_frame ("cudasum light-levels=true", format, 3, 7, 37, FALSE, TRUE,
-        &whole);
-    run_frame ("cudasum light-levels=true", format, 1921, 1081, 0, TRUE,
-        FALSE, &whole);
-    run_frame ("cudasum light-levels=true percentiles=true detect=black",
-        format, 333, 187, 64, TRUE, TRUE, &whole);
-  }
+  for (t = PQ; t <= HLG; t++)
+    for (f = 0; f < G_N_ELEMENTS (yuv_formats); f++) {
+      GstVideoFormat format = yuv_formats[f];
+      gdouble peak = f % 2 ? 1000 : 400 + g_rand_int_range (rand_, 0, 9600);
+
+      run_frame ("cudasum light-levels=true", t, peak, format, 1, 1, 0,
+          FALSE, FALSE, &whole);
+      run_frame ("cudasum light-levels=true", t, peak, format, 3, 7, 37,
+          FALSE, TRUE, &whole);
+      run_frame ("cudasum light-levels=true", t, peak, format, 1921, 1081,
+          0, TRUE, FALSE, &whole);
+      run_frame ("cudasum light-levels=true percentiles=true detect=black",
+          t, peak, format, 333, 187, 64, TRUE, TRUE, &whole);
+    }
 }
 
 GST_END_TEST;
@@ -181,7 +276,8 @@ GST_START_TEST (test_regions)
       gchar *launch = cf_test_roi_launch ("cudasum light-levels=true",
           roi);
 
-      run_frame (launch, formats[f], 301, 211, 12, r % 2, FALSE, roi);
+      run_frame (launch, (f + r) % 2 ? HLG : PQ, 1000, formats[f], 301, 211,
+          12, r % 2, FALSE, roi);
       g_free (launch);
     }
 }
@@ -197,9 +293,11 @@ GST_START_TEST (test_cuda_memory)
             (cf_hbd_cuda_word_formats[f])))
       continue;
     run_frame ("cudaupload ! cudasum light-levels=true ! cudadownload",
-        cf_hbd_cuda_word_formats[f], 1921, 1081, 0, TRUE, FALSE, &whole);
+        f % 2 ? HLG : PQ, 1000, cf_hbd_cuda_word_formats[f], 1921, 1081, 0,
+        TRUE, FALSE, &whole);
     run_frame ("cudaupload ! cudasum light-levels=true ! cudadownload",
-        cf_hbd_cuda_word_formats[f], 33, 17, 0, FALSE, FALSE, &whole);
+        f % 2 ? PQ : HLG, 1000, cf_hbd_cuda_word_formats[f], 33, 17, 0,
+        FALSE, FALSE, &whole);
   }
 }
 
@@ -271,15 +369,65 @@ GST_START_TEST (test_known_levels)
 
 GST_END_TEST;
 
+/* HLG grey frames at known light (BT.2100, BT.2408): black, 75 % grey
+ * (203 cd/m2 on the 1000 cd/m2 display) and peak white, on displays of
+ * 1000 and 2000 cd/m2, within the light of one code's step. */
+GST_START_TEST (test_known_levels_hlg)
+{
+  static const gdouble signals[] = { 0.0, 0.75, 1.0 };
+  static const gdouble peaks[] = { 1000.0, 2000.0 };
+  guint i, p;
+
+  for (p = 0; p < G_N_ELEMENTS (peaks); p++)
+    for (i = 0; i < G_N_ELEMENTS (signals); i++) {
+      gdouble gamma = gst_cuda_filters_hlg_gamma (peaks[p]);
+      guint luma = (guint) lround (64 + 876 * signals[i]);
+      /* a grey's display light: Lw Ys^gamma, Ys = E of its signal */
+      gdouble light = peaks[p] *
+          pow (gst_cuda_filters_hlg_inverse_oetf (signals[i]), gamma);
+      gdouble step = peaks[p] * (pow (gst_cuda_filters_hlg_inverse_oetf
+              (MIN (signals[i] + 1.0 / 4095, 1.0)), gamma) -
+          pow (gst_cuda_filters_hlg_inverse_oetf (MAX (signals[i] -
+                      1.0 / 4095, 0.0)), gamma));
+      GstBuffer *in = grey_frame (64, 36, luma, 18, 64);
+      gchar *launch = g_strdup_printf ("cudasum light-levels=true "
+          "hlg-peak=%g", peaks[p]);
+      gchar *what = g_strdup_printf ("HLG %g on %g cd/m2 (luma %u)",
+          signals[i], peaks[p], luma);
+      GstVideoInfo info;
+      GstStructure *s;
+      gdouble max_light;
+
+      hdr_info (&info, GST_VIDEO_FORMAT_P010_10LE, 64, 36, FALSE, HLG);
+      s = cf_test_message_of (launch, in, &info, what);
+      max_light = get_double (s, "max-light");
+      fail_unless (fabs (max_light - light) <= step + 1e-9, "%s: max-light "
+          "%g, the signal's light %g", what, max_light, light);
+      if (peaks[p] == 1000 && signals[i] == 0.75)
+        fail_unless (fabs (max_light - 203) < 0.5, "%s: max-light %g, not "
+            "BT.2408's 203 cd/m2", what, max_light);
+      /* half the pixels at that light, half black */
+      fail_unless (fabs (get_double (s, "average-light") - max_light * 0.5)
+          <= 1e-12 * max_light, "%s: average-light %g", what,
+          get_double (s, "average-light"));
+      gst_structure_free (s);
+      gst_buffer_unref (in);
+      g_free (launch);
+      g_free (what);
+    }
+}
+
+GST_END_TEST;
+
 static GstHarness *
-pq_harness (const gchar * launch, GstVideoFormat format, gint w, gint h,
-    GstBus ** bus)
+hdr_harness (const gchar * launch, GstVideoFormat format, gint w, gint h,
+    Transfer transfer, GstBus ** bus)
 {
   GstHarness *harness = cf_test_new_harness (launch, bus);
   GstVideoInfo info;
   GstSegment segment;
 
-  pq_info (&info, format, w, h, FALSE);
+  hdr_info (&info, format, w, h, FALSE, transfer);
   gst_harness_set_src_caps (harness, gst_video_info_to_caps (&info));
   gst_segment_init (&segment, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (harness,
@@ -299,9 +447,8 @@ GST_START_TEST (test_running_maxima)
   const guint n = G_N_ELEMENTS (frames);
   GstVideoInfo info;
   GstBus *bus;
-  GstHarness *h = pq_harness ("cudasum light-levels=true attach-meta=true",
-      GST_VIDEO_FORMAT_P010_10LE, 64, 36, &bus);
-  guint64 *counts = g_new (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+  GstHarness *h = hdr_harness ("cudasum light-levels=true attach-meta=true",
+      GST_VIDEO_FORMAT_P010_10LE, 64, 36, PQ, &bus);
   gdouble cll = 0, fall = 0, max_light, average_light;
   guint i, round;
 
@@ -313,19 +460,20 @@ GST_START_TEST (test_running_maxima)
           frames[i][2]);
       gchar *what = g_strdup_printf ("round %u frame %u", round, i);
       GstStructure *s, *meta;
+      Expected e;
 
-      memset (counts, 0, sizeof (guint64) * GST_CUDA_FILTERS_LIGHT_CODES);
-      add_codes (in, &info, &whole, counts);
-      gst_cuda_filters_light_levels (counts,
-          gst_cuda_filters_light_table_pq (), &max_light, &average_light);
+      expected_init (&e, PQ, 0);
+      expected_add (&e, in, &info, &whole);
+      expected_levels (&e, &max_light, &average_light);
       cll = MAX (cll, max_light);
       fall = MAX (fall, average_light);
       GST_BUFFER_PTS (in) = gst_util_uint64_scale (i, GST_SECOND, 30);
       meta = cf_test_meta_result (h, in, "GstCudaSumMeta", "cudasum");
-      check_light (meta, counts, cll, fall, what);
+      check_light (meta, &e, cll, fall, 0, what);
       s = cf_test_next_result (bus, 10 * GST_SECOND);
       fail_unless (s != NULL, "%s: no message", what);
-      check_light (s, counts, cll, fall, what);
+      check_light (s, &e, cll, fall, 0, what);
+      expected_clear (&e);
       gst_structure_free (s);
       gst_structure_free (meta);
       gst_buffer_unref (in);
@@ -342,51 +490,102 @@ GST_START_TEST (test_running_maxima)
               gst_event_new_segment (&segment)));
     }
   }
-  g_free (counts);
+  cf_test_free_harness (h, bus);
+}
+
+GST_END_TEST;
+
+/* hlg-peak changed between frames: each frame's light is for the peak
+ * set when it came, MaxCLL the largest of those */
+GST_START_TEST (test_hlg_peak_while_playing)
+{
+  static const gdouble peaks[] = { 1000, 2000, 400 };
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h = hdr_harness ("cudasum light-levels=true",
+      GST_VIDEO_FORMAT_P010_10LE, 64, 36, HLG, &bus);
+  GstElement *sum = gst_harness_find_element (h, "cudasum");
+  gdouble cll = 0, fall = 0;
+  guint i;
+
+  hdr_info (&info, GST_VIDEO_FORMAT_P010_10LE, 64, 36, FALSE, HLG);
+  for (i = 0; i < G_N_ELEMENTS (peaks); i++) {
+    GstBuffer *in = make_content (GST_VIDEO_FORMAT_P010_10LE, 64, 36, 0,
+        TRUE);
+    gchar *what = g_strdup_printf ("frame %u at %g cd/m2", i, peaks[i]);
+    gdouble max_light, average_light;
+    GstStructure *s;
+    Expected e;
+
+    g_object_set (sum, "hlg-peak", peaks[i], NULL);
+    expected_init (&e, HLG, peaks[i]);
+    expected_add (&e, in, &info, &whole);
+    expected_levels (&e, &max_light, &average_light);
+    cll = MAX (cll, max_light);
+    fall = MAX (fall, average_light);
+    cf_test_push_timed (h, in, i);
+    s = cf_test_next_result (bus, 10 * GST_SECOND);
+    fail_unless (s != NULL, "%s: no message", what);
+    check_light (s, &e, cll, fall, 0, what);
+    expected_clear (&e);
+    gst_structure_free (s);
+    gst_buffer_unref (in);
+    g_free (what);
+  }
+  gst_object_unref (sum);
   cf_test_free_harness (h, bus);
 }
 
 GST_END_TEST;
 
 /* An interval's message: the light of all its frames' pixels */
-GST_START_TEST (test_interval)
+static void
+check_interval (Transfer transfer)
 {
   GstVideoInfo info;
   GstBus *bus;
-  GstHarness *h = pq_harness ("cudasum light-levels=true interval=100000000",
-      GST_VIDEO_FORMAT_I420_10LE, 333, 187, &bus);
-  guint64 *counts = g_new0 (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
+  GstHarness *h = hdr_harness ("cudasum light-levels=true interval=100000000",
+      GST_VIDEO_FORMAT_I420_10LE, 333, 187, transfer, &bus);
   gdouble cll = 0, fall = 0;
   GstStructure *s;
   guint i, frames = 0;
+  Expected all;
 
-  pq_info (&info, GST_VIDEO_FORMAT_I420_10LE, 333, 187, FALSE);
+  expected_init (&all, transfer, 1000);
+  hdr_info (&info, GST_VIDEO_FORMAT_I420_10LE, 333, 187, FALSE, transfer);
   /* 3 frames of 1/30 s: one interval of 0.1 s */
   for (i = 0; i < 3; i++) {
     GstBuffer *in = make_content (GST_VIDEO_FORMAT_I420_10LE, 333, 187, 8,
         TRUE);
-    guint64 *own = g_new0 (guint64, GST_CUDA_FILTERS_LIGHT_CODES);
     gdouble max_light, average_light;
+    Expected own;
 
-    add_codes (in, &info, &whole, own);
-    add_codes (in, &info, &whole, counts);
-    gst_cuda_filters_light_levels (own, gst_cuda_filters_light_table_pq (),
-        &max_light, &average_light);
+    expected_init (&own, transfer, 1000);
+    expected_add (&own, in, &info, &whole);
+    expected_add (&all, in, &info, &whole);
+    expected_levels (&own, &max_light, &average_light);
     cll = MAX (cll, max_light);
     fall = MAX (fall, average_light);
     cf_test_push_timed (h, in, i);
     gst_buffer_unref (in);
-    g_free (own);
+    expected_clear (&own);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   s = cf_test_next_result (bus, 10 * GST_SECOND);
   fail_unless (s != NULL);
   fail_unless (gst_structure_get_uint (s, "frames", &frames));
   fail_unless_equals_int (frames, 3);
-  check_light (s, counts, cll, fall, "interval of 3 frames");
+  check_light (s, &all, cll, fall, transfer == HLG ? 1e-12 : 0,
+      "interval of 3 frames");
   gst_structure_free (s);
-  g_free (counts);
+  expected_clear (&all);
   cf_test_free_harness (h, bus);
+}
+
+GST_START_TEST (test_interval)
+{
+  check_interval (PQ);
+  check_interval (HLG);
 }
 
 GST_END_TEST;
@@ -442,11 +641,11 @@ check_no_light (GstVideoFormat format, const gchar * colorimetry,
   cf_test_free_harness (h, bus);
 }
 
-GST_START_TEST (test_no_light_without_pq)
+GST_START_TEST (test_no_light_without_hdr)
 {
-  check_no_light (GST_VIDEO_FORMAT_P010_10LE, "bt709", "not PQ");
-  check_no_light (GST_VIDEO_FORMAT_P010_10LE, "bt2100-hlg", "HLG");
+  check_no_light (GST_VIDEO_FORMAT_P010_10LE, "bt709", "neither PQ");
   check_no_light (GST_VIDEO_FORMAT_NV12, "bt2100-pq", "10 to 16 bits");
+  check_no_light (GST_VIDEO_FORMAT_NV12, "bt2100-hlg", "10 to 16 bits");
   check_no_light (GST_VIDEO_FORMAT_GRAY16_LE, "bt2100-pq", "10 to 16 bits");
 }
 
@@ -456,7 +655,8 @@ CF_TEST_SUITE (cudasum_light_suite, "cudasum-light",
     CF_TEST_CASE ("gpu", 600),
     CF_TEST (test_every_format), CF_TEST (test_regions),
     CF_TEST (test_cuda_memory), CF_TEST (test_known_levels),
-    CF_TEST (test_running_maxima), CF_TEST (test_interval),
-    CF_TEST (test_no_light_without_pq));
+    CF_TEST (test_known_levels_hlg), CF_TEST (test_running_maxima),
+    CF_TEST (test_hlg_peak_while_playing), CF_TEST (test_interval),
+    CF_TEST (test_no_light_without_hdr));
 
 CF_TEST_GPU_MAIN (cudasum_light, cf_test_gpu_available);
