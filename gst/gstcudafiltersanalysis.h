@@ -34,9 +34,6 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersAnalysis, gst_cuda_filters_analysis,
  * @is_yuv: whether the channels are Y, U, V
  * @chroma_sub_x: @chroma_sub_y: of YUV, the log2 of the chroma's
  *   subsampling (4:2:0: 1 and 1), 0 otherwise
- * @rgb10a2: whether the format is packed 10-bit RGB (RGB10A2_LE, or with
- *   @swap_rb BGR10A2_LE): @words then reads each of R, G and B from the
- *   packed plane, @planes[0] (docs/design/high-bit-depth.md)
  *
  * What an analysis reads of one frame.
  */
@@ -52,7 +49,6 @@ typedef struct
   CfWordPlane words[CF_HIST_MAX_PLANES];
   gboolean is_yuv;
   guint chroma_sub_x, chroma_sub_y;
-  gboolean rgb10a2, swap_rb;
 } GstCudaFiltersRegion;
 
 /**

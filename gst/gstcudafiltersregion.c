@@ -29,52 +29,6 @@
 
 /* ---- the region and its channels -------------------------------------- */
 
-/* The packed 10-bit RGB formats (BGR10A2_LE, RGB10A2_LE) are 32-bit words
- * with R, G and B (BGR10A2: B, G, R) at bits 0, 10 and 20, which
- * GstVideoFormatInfo's shifts do not say.  Each component is read as the
- * 16-bit word that holds it, at byte 0, 1 or 2 of the pixel, shifted by
- * 0, 2 or 4: three planes of words over the same memory, of two words a
- * pixel whose second is not counted.  The 2-bit alpha is not counted. */
-static gboolean
-is_rgb10a2 (const GstVideoFormatInfo * finfo)
-{
-  return GST_VIDEO_FORMAT_INFO_FORMAT (finfo) == GST_VIDEO_FORMAT_RGB10A2_LE
-      || GST_VIDEO_FORMAT_INFO_FORMAT (finfo) == GST_VIDEO_FORMAT_BGR10A2_LE;
-}
-
-static void
-rgb10a2_region (const GstVideoFormatInfo * finfo, GstCudaFiltersRegion * r)
-{
-  const gboolean bgr =
-      GST_VIDEO_FORMAT_INFO_FORMAT (finfo) == GST_VIDEO_FORMAT_BGR10A2_LE;
-  const CfSamplePlane packed = r->planes[0];
-  guint p;
-
-  r->rgb10a2 = TRUE;
-  r->swap_rb = bgr;
-  r->n_channels = 3;
-  r->n_planes = 3;
-  for (p = 0; p < 3; p++) {
-    CfWordPlane *wp = &r->words[p];
-    CfSamplePlane *pl = &r->planes[p];
-    gint c = bgr ? 2 - (gint) p : (gint) p;
-
-    wp->data = (const guint8 *) packed.data + p;
-    wp->pitch = packed.pitch;
-    wp->width = packed.width;
-    wp->height = packed.height;
-    wp->words_per_pixel = 2;
-    wp->channel[0] = c;
-    wp->channel[1] = -1;
-    wp->depth = 10;
-    wp->shift = 2 * (gint) p;
-    /* (each plane's pixels are samples of its channel, for cudasum) */
-    *pl = packed;
-    memset (pl->channel, 0xff, sizeof (pl->channel));
-    pl->channel[0] = c;
-  }
-}
-
 /* The region of interest of @frame and each plane's part of it, with the
  * channel of each byte (or, above 8 bits, 16-bit word) of a pixel. */
 void
@@ -149,16 +103,13 @@ cf_analysis_region_of_frame (GstCudaFiltersAnalysis * self,
       wp->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
     }
   }
-  if (is_rgb10a2 (finfo))
-    rgb10a2_region (finfo, r);
 }
 
 /**
  * gst_cuda_filters_analysis_class_add_pad_templates:
  *
  * @words: whether the element also takes the formats of 10 to 16 bits in
- *   16-bit words and the packed 10-bit RGB ones (#GstCudaFiltersRegion's
- *   @words)
+ *   16-bit words (#GstCudaFiltersRegion's @words)
  *
  * The formats the analysis element takes, in system and CUDA memory, on
  * both pads.
@@ -170,9 +121,8 @@ gst_cuda_filters_analysis_class_add_pad_templates (GstCudaFiltersAnalysisClass
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCaps *caps = words ?
       gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS ", "
-      CF_SYS_FORMATS_WORDS ", " CF_FORMATS_RGB10A2 " }", "{ " CUDA_FORMATS
-      ", " CF_CUDA_FORMATS_WORDS ", " CF_FORMATS_RGB10A2 " }") :
-      gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS " }",
+      CF_SYS_FORMATS_WORDS " }", "{ " CUDA_FORMATS ", " CF_CUDA_FORMATS_WORDS
+      " }") : gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS " }",
       "{ " CUDA_FORMATS " }");
 
   gst_element_class_add_pad_template (element_class,

@@ -26,9 +26,7 @@
  *
  * Formats of 10 to 16 bits in 16-bit words (P010_10LE, P012_LE, P016_LE,
  * I420_10LE, I420_12LE, Y444_10LE, Y444_12LE, Y444_16LE, and GRAY16_LE in
- * system memory; #cudahist lists their depths) and the packed 10-bit
- * BGR10A2_LE and RGB10A2_LE (R, G, B; their luma is #cudagray's 8-bit
- * grey of them) are taken too: `depth`
+ * system memory; #cudahist lists their depths) are taken too: `depth`
  * gives the bits of a sample d, and the statistics are in the sample's
  * units, 0 to 2^d - 1, the percentiles over 2^min(d, 12) levels (the
  * lowest value of the level).  The profiles and the detectors work on the

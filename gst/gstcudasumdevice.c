@@ -350,17 +350,10 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
     if (percentiles)
       err = cf_hist_word_planes_add (region->words, (int) region->n_planes,
           (guint8 *) sums + r->hist_offset, NULL, stream);
-    /* (packed 10-bit RGB: plane 0 is R, and the luma is cudagray's grey
-     * at 8 bits, made apart) */
     if (err == 0)
       err = cf_sum_word_planes_add (region->words, (int) region->n_planes,
-          (guint8 *) sums + r->word_offset, region->rgb10a2 ? NULL : key8,
-          key.previous_pitch, zero_next, device_bytes, stream);
-    if (err == 0 && key8 && region->rgb10a2 && region->width > 0 &&
-        region->height > 0)
-      err = cf_gray8_from_rgb10a2 (region->planes[0].data,
-          region->planes[0].pitch, key8, key.previous_pitch, region->width,
-          region->height, region->swap_rb, CF_GRAY_MATRIX_BT601, stream);
+          (guint8 *) sums + r->word_offset, key8, key.previous_pitch,
+          zero_next, device_bytes, stream);
     if (err == 0 && key8) {
       CfSamplePlane key8_plane = { key8, key.previous_pitch, region->width,
         region->height, 1, {0, -1, -1, -1}

@@ -37,33 +37,24 @@ extern const GstVideoFormat cf_hbd_word_formats[CF_HBD_N_WORD_FORMATS];
 extern const GstVideoFormat cf_hbd_cuda_word_formats[];
 extern const guint cf_hbd_n_cuda_word_formats;
 
-/* The packed 10-bit RGB formats (BGR10A2_LE, RGB10A2_LE), in both memory
- * types; and whether a format is one of them. */
-#define CF_HBD_N_RGB10A2_FORMATS 2
-extern const GstVideoFormat cf_hbd_rgb10a2_formats[CF_HBD_N_RGB10A2_FORMATS];
-gboolean cf_hbd_is_rgb10a2 (GstVideoFormat format);
-
 /* The clips tests/clips/make-hbd-clips.c encodes. */
 #define CF_HBD_N_CLIPS 4
 extern const CfHbdClip cf_hbd_clips[CF_HBD_N_CLIPS];
 
 /* Fills @frame (mapped for writing, a format of 16-bit words per sample:
  * I420_10LE, I420_12LE, Y444_10LE, Y444_12LE, Y444_16LE, P010_10LE,
- * P012_LE, P016_LE, GRAY16_LE; or packed 10-bit RGB, whose alpha it sets
- * opaque) with frame @index of @seed: smooth ramps over the whole range
- * with texture and noise in the low bits, moving from frame to frame, and
- * a corner of each component at 0 and one at the top value.  The padding
- * of the rows is left as it is. */
+ * P012_LE, P016_LE, GRAY16_LE) with frame @index of @seed: smooth ramps
+ * over the whole range with texture and noise in the low bits, moving from
+ * frame to frame, and a corner of each component at 0 and one at the top
+ * value.  The padding of the rows is left as it is. */
 void cf_hbd_render (GstVideoFrame * frame, guint index, guint32 seed);
 
 /* The value of component @comp at (@x, @y) of @frame, in the format's
- * depth (packed 10-bit RGB: R, G, B, A at their fixed bits); and the same
- * MSB-aligned to 16 bits. */
+ * depth; and the same MSB-aligned to 16 bits. */
 guint cf_hbd_value (const GstVideoFrame * frame, guint comp, gint x, gint y);
 guint cf_hbd_value16 (const GstVideoFrame * frame, guint comp, gint x,
     gint y);
-/* Sets that value (in the format's depth; the word's other bits zero, but
- * for packed RGB, whose other components it keeps). */
+/* Sets that value (in the format's depth; the word's other bits zero). */
 void cf_hbd_set_value (GstVideoFrame * frame, guint comp, gint x, gint y,
     guint value);
 

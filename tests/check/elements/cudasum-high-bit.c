@@ -3,12 +3,10 @@
  * (cf_hbd_value): sums, means, min, max and standard deviations in the
  * sample's units, percentiles over 2^min(d, 12) levels, `depth`; and the
  * profiles, crop, black ratio and frame difference of the luma at 8 bits,
- * v >> (d - 8), with 8-bit thresholds (packed 10-bit RGB: R, G and B,
- * and cudagray's 8-bit grey of them, BT.601).  Every format of 16-bit
- * words and packed 10-bit RGB in system and CUDA memory, odd sizes,
- * padded strides (rows at odd addresses too), random words with bits
- * outside the samples set, real-looking and letterboxed frames, regions
- * of interest. */
+ * v >> (d - 8), with 8-bit thresholds.  Every format of 16-bit words in
+ * system and CUDA memory, odd sizes, padded strides (rows at odd addresses
+ * too), random words with bits outside the samples set, real-looking and
+ * letterboxed frames, regions of interest. */
 #include <math.h>
 #include <gst/check/gstcheck.h>
 
@@ -57,8 +55,7 @@ expected_of_frame (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
   guint c, x, y, levels;
 
   memset (e, 0, sizeof (*e));
-  /* (packed 10-bit RGB: R, G, B; its alpha is not counted) */
-  e->n_channels = MIN (GST_VIDEO_INFO_N_COMPONENTS (info), 3);
+  e->n_channels = GST_VIDEO_INFO_N_COMPONENTS (info);
   e->depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
   levels = levels_of (e->depth);
   e->rx = MIN (roi->x, width);
@@ -92,25 +89,10 @@ expected_of_frame (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
         e->counts[c * levels + (v >> (e->depth > 12 ? e->depth - 12 : 0))]++;
       }
   }
-  if (cf_hbd_is_rgb10a2 (GST_VIDEO_INFO_FORMAT (info)) && e->rw && e->rh) {
-    /* the luma: cudagray's grey of the region, at 8 bits */
-    guint16 *grey = g_new (guint16, (gsize) e->rw * e->rh);
-
-    cf_ref_gray16_from_rgb10a2 ((const guint8 *)
-        GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        (gsize) e->ry * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + 4 * e->rx,
-        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), grey, 2 * (gsize) e->rw,
-        e->rw, e->rh, GST_VIDEO_INFO_FORMAT (info) ==
-        GST_VIDEO_FORMAT_BGR10A2_LE, CF_GRAY_MATRIX_BT601);
-    cf_ref_plane_to_8 (grey, 2 * (gsize) e->rw, e->key, e->rw, e->rw, e->rh,
-        16, 0);
-    g_free (grey);
-  }
   for (y = 0; y < e->rh; y++)
     for (x = 0; x < e->rw; x++) {
-      guint k = cf_hbd_is_rgb10a2 (GST_VIDEO_INFO_FORMAT (info)) ?
-          e->key[(gsize) y * e->rw + x] : cf_hbd_value (&frame, 0, e->rx + x,
-          e->ry + y) >> (e->depth - 8);
+      guint k = cf_hbd_value (&frame, 0, e->rx + x, e->ry + y) >>
+          (e->depth - 8);
 
       e->key[(gsize) y * e->rw + x] = (guint8) k;
       e->row_sums[y] += k;
@@ -291,10 +273,8 @@ GST_START_TEST (test_every_format_system_memory)
 {
   guint f;
 
-  for (f = 0; f < CF_HBD_N_WORD_FORMATS + CF_HBD_N_RGB10A2_FORMATS; f++) {
-    GstVideoFormat format = f < CF_HBD_N_WORD_FORMATS ?
-        cf_hbd_word_formats[f] :
-        cf_hbd_rgb10a2_formats[f - CF_HBD_N_WORD_FORMATS];
+  for (f = 0; f < CF_HBD_N_WORD_FORMATS; f++) {
+    GstVideoFormat format = cf_hbd_word_formats[f];
 
     run_frame ("cudasum " ALL_OPTIONS, format, 1, 1, 0, WORDS_RANDOM, &whole);
     run_frame ("cudasum " ALL_OPTIONS, format, 3, 7, 37, WORDS_RANDOM, &whole);
@@ -313,7 +293,6 @@ GST_START_TEST (test_regions)
 {
   static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_P010_10LE,
     GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y444_16LE,
-    GST_VIDEO_FORMAT_RGB10A2_LE,
   };
   guint f, r;
 
@@ -334,15 +313,11 @@ GST_START_TEST (test_cuda_memory)
 {
   guint f;
 
-  for (f = 0; f < cf_hbd_n_cuda_word_formats + CF_HBD_N_RGB10A2_FORMATS; f++) {
-    GstVideoFormat format = f < cf_hbd_n_cuda_word_formats ?
-        cf_hbd_cuda_word_formats[f] :
-        cf_hbd_rgb10a2_formats[f - cf_hbd_n_cuda_word_formats];
-
-    run_frame ("cudaupload ! cudasum " ALL_OPTIONS " ! cudadownload", format,
-        1921, 1081, 0, WORDS_REAL, &whole);
-    run_frame ("cudaupload ! cudasum " ALL_OPTIONS " ! cudadownload", format,
-        33, 17, 0, WORDS_LETTERBOX, &whole);
+  for (f = 0; f < cf_hbd_n_cuda_word_formats; f++) {
+    run_frame ("cudaupload ! cudasum " ALL_OPTIONS " ! cudadownload",
+        cf_hbd_cuda_word_formats[f], 1921, 1081, 0, WORDS_REAL, &whole);
+    run_frame ("cudaupload ! cudasum " ALL_OPTIONS " ! cudadownload",
+        cf_hbd_cuda_word_formats[f], 33, 17, 0, WORDS_LETTERBOX, &whole);
   }
 }
 
@@ -366,7 +341,6 @@ GST_START_TEST (test_frame_diff)
 {
   static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_P010_10LE,
     GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_GRAY16_LE,
-    GST_VIDEO_FORMAT_BGR10A2_LE,
   };
   guint f, i;
 
