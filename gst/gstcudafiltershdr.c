@@ -198,8 +198,9 @@ gst_cuda_filters_hlg_inverse_oetf (gdouble e)
  * gst_cuda_filters_hlg_gamma:
  * @peak: the display's nominal peak light Lw, in cd/m2
  *
- * Returns: the OOTF's system gamma for @peak (BT.2100, BT.2390's
- * extension): 1.2 + 0.42 log10 (Lw / 1000).
+ * Returns: the OOTF's system gamma for @peak: 1.2 + 0.42 log10 (Lw /
+ * 1000), BT.2100's formula, which it gives for displays of 400 to
+ * 2000 cd/m2 and which is extrapolated above.
  */
 gdouble
 gst_cuda_filters_hlg_gamma (gdouble peak)

@@ -557,7 +557,8 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
    *
    * The nominal peak luminance Lw of the display whose light HLG's light
    * levels are, in cd/m2: BT.2100's OOTF for it, with a system gamma of
-   * 1.2 + 0.42 log10 (Lw / 1000).  An HLG signal has no light of its own
+   * 1.2 + 0.42 log10 (Lw / 1000) (BT.2100 gives it for 400 to 2000 cd/m2;
+   * above, it is extrapolated).  An HLG signal has no light of its own
    * until a display shows it; 1000 is BT.2100's reference display.
    */
   g_object_class_install_property (gobject_class, PROP_HLG_PEAK,
