@@ -84,7 +84,7 @@
 #include "gstcudasum.h"
 #include "gstcudasumdetect.h"
 #include "gstcudasumdevice.h"
-#include "gstcudafiltershdr.h"
+#include "gstcudasumlight.h"
 
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sum_debug);
@@ -130,19 +130,8 @@ struct _GstCudaSum
   /* the streaming thread's: the device memory's layout and the region of
    * the luma kept in it */
   CfSumDevice device;
-  /* and the caps' light levels: their matrix where the caps are PQ or HLG
-   * Y'CbCr above 8 bits, else why there are none (for the warning, given
-   * once a caps); for HLG the luminance weights, and the tables of the
-   * display peak last asked for (hlg_tables_peak, 0 for none yet),
-   * hlg_serial counting the tables made */
-  CfMaxRgb light_matrix;
-  const gchar *no_light;
-  gboolean no_light_warned;
-  gboolean hlg;
-  gdouble kr, kb;
-  CfHlgTables *hlg_tables;
-  gdouble hlg_tables_peak;
-  guint hlg_serial;
+  /* and what the caps' light levels are measured with */
+  CfSumLight light;
   /* the results' worker's: MaxCLL and MaxFALL since the start or flush */
   gdouble max_cll, max_fall;
 };
@@ -167,30 +156,6 @@ gst_cuda_sum_total_size (GstCudaFiltersAnalysis * analysis,
       ((gsize) GST_VIDEO_INFO_WIDTH (info) + GST_VIDEO_INFO_HEIGHT (info));
 }
 
-/* The matrix of @info's light levels (docs/design/hdr.md), its luminance
- * weights and whether it is HLG's (otherwise PQ's), or why it has none. */
-static const gchar *
-light_matrix_of (const GstVideoInfo * info, CfMaxRgb * m, gdouble * kr,
-    gdouble * kb, gboolean * hlg)
-{
-  const GstVideoColorimetry *c = &info->colorimetry;
-  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0);
-
-  *hlg = c->transfer == GST_VIDEO_TRANSFER_ARIB_STD_B67;
-  if (c->transfer != GST_VIDEO_TRANSFER_SMPTE2084 && !*hlg)
-    return "the caps' transfer is neither PQ (smpte2084) nor HLG "
-        "(arib-std-b67)";
-  if (!GST_VIDEO_INFO_IS_YUV (info) || depth <= 8)
-    return "light levels are measured on Y'CbCr formats of 10 to 16 bits";
-  /* (HDR without a matrix on the caps: BT.2020's) */
-  if (!gst_video_color_matrix_get_Kr_Kb (c->matrix, kr, kb))
-    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT2020, kr, kb);
-  if (!gst_cuda_filters_max_rgb_init (m, depth,
-          c->range == GST_VIDEO_COLOR_RANGE_0_255, *kr, *kb))
-    return "the caps' matrix has no light levels";
-  return NULL;
-}
-
 static gboolean
 gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
     const GstVideoInfo * out_info)
@@ -199,30 +164,9 @@ gst_cuda_sum_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in_info,
 
   cf_sum_device_set_size (&self->device, GST_VIDEO_INFO_WIDTH (in_info),
       GST_VIDEO_INFO_HEIGHT (in_info));
-  self->no_light = light_matrix_of (in_info, &self->light_matrix, &self->kr,
-      &self->kb, &self->hlg);
-  self->no_light_warned = FALSE;
-  self->hlg_tables_peak = 0;
+  cf_sum_light_set_caps (&self->light, in_info);
   return GST_CUDA_FILTERS_BASE_CLASS (gst_cuda_sum_parent_class)->set_info
       (base, in_info, out_info);
-}
-
-/* HLG's tables for @peak, made again where they were for another peak
- * or caps */
-static const CfHlgTables *
-hlg_tables (GstCudaSum * self, gdouble peak)
-{
-  if (self->hlg_tables_peak != peak) {
-    if (!self->hlg_tables)
-      self->hlg_tables = g_new (CfHlgTables, 1);
-    /* (fails only for weights or a peak out of range, which the caps'
-     * matrix and the property's range rule out) */
-    if (!gst_cuda_filters_hlg_init (self->hlg_tables, self->kr, self->kb, peak))
-      return NULL;
-    self->hlg_tables_peak = peak;
-    self->hlg_serial++;
-  }
-  return self->hlg_tables;
 }
 
 static CfError
@@ -234,6 +178,7 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   CfSumSettings settings = { 0, };
   gboolean light_levels;
   gdouble hlg_peak;
+  const gchar *no_light;
 
   GST_OBJECT_LOCK (self);
   settings.percentiles = self->percentiles;
@@ -244,21 +189,11 @@ gst_cuda_sum_analyse (GstCudaFiltersAnalysis * analysis,
   hlg_peak = self->hlg_peak;
   GST_OBJECT_UNLOCK (self);
 
-  if (light_levels && !self->no_light) {
-    settings.light = &self->light_matrix;
-    if (self->hlg) {
-      settings.hlg = hlg_tables (self, hlg_peak);
-      settings.hlg_serial = self->hlg_serial;
-      settings.hlg_peak = hlg_peak;
-      if (!settings.hlg)
-        settings.light = NULL;
-    }
-  } else if (light_levels && !self->no_light_warned) {
+  no_light = cf_sum_light_settings (&self->light, light_levels, hlg_peak,
+      &settings);
+  if (no_light)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("No light levels for this stream"), ("light-levels: %s",
-            self->no_light));
-    self->no_light_warned = TRUE;
-  }
+        ("No light levels for this stream"), ("light-levels: %s", no_light));
 
   return cf_sum_device_analyse (&self->device, GST_CUDA_FILTERS_BASE (self),
       &settings, region, result, sums, zero_next, stream);
@@ -462,7 +397,7 @@ gst_cuda_sum_finalize (GObject * object)
 
   cf_detect_free (self->detector);
   g_array_unref (self->events);
-  g_free (self->hlg_tables);
+  cf_sum_light_clear (&self->light);
   G_OBJECT_CLASS (gst_cuda_sum_parent_class)->finalize (object);
 }
 
