@@ -48,19 +48,14 @@ gst_cuda_sum_result_stats (const SumResult * r, CfSumStats * stats)
   return rows;
 }
 
-/* HLG's light of a frame with HAS_LIGHT and hlg_peak: the largest in
- * cd/m2 and the sum in cd/m2 */
-static void
-result_hlg (const SumResult * r, gdouble * max_light, gdouble * sum)
+/* HLG's largest and summed light of a frame with HAS_LIGHT and hlg_peak */
+static CfHlgSums
+result_hlg_sums (const SumResult * r)
 {
   CfHlgSums sums;
-  guint64 pixels = (guint64) r->width * r->height;
-  gdouble average;
 
   memcpy (&sums, result_sums (r) + r->light_offset, sizeof (sums));
-  gst_cuda_filters_hlg_light_levels (sums.max, sums.sum, pixels, r->hlg_peak,
-      max_light, &average);
-  *sum = gst_cuda_filters_hlg_light_sum (sums.sum, r->hlg_peak);
+  return sums;
 }
 
 /**
@@ -83,10 +78,9 @@ gst_cuda_sum_result_light (const SumResult * r, gdouble * max_light,
   if (!(r->has & HAS_LIGHT))
     return FALSE;
   if (r->hlg_peak > 0) {
-    CfHlgSums sums;
+    CfHlgSums sums = result_hlg_sums (r);
     guint64 pixels = (guint64) r->width * r->height;
 
-    memcpy (&sums, c, sizeof (sums));
     gst_cuda_filters_hlg_light_levels (sums.max, sums.sum, pixels,
         r->hlg_peak, max_light, average_light);
     return pixels > 0;
@@ -144,11 +138,11 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
       t->counts[i] += counts[i];
   }
   if ((r->has & HAS_LIGHT) && r->hlg_peak > 0) {
-    gdouble max_light, sum;
+    CfHlgSums sums = result_hlg_sums (r);
 
-    result_hlg (r, &max_light, &sum);
-    t->hlg_max = MAX (t->hlg_max, max_light);
-    t->hlg_sum += sum;
+    t->hlg_max = MAX (t->hlg_max,
+        gst_cuda_filters_hlg_light_sum (sums.max, r->hlg_peak));
+    t->hlg_sum += gst_cuda_filters_hlg_light_sum (sums.sum, r->hlg_peak);
     t->hlg_pixels += pixels;
   } else if (r->has & HAS_LIGHT) {
     const guint32 *counts =

@@ -54,6 +54,8 @@ pq_info (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
   hdr_info (info, format, w, h, full_range, PQ);
 }
 
+static const Roi whole = { 0, 0, 0, 0 };
+
 /* The CPU's light of frames: for PQ their counts of codes, for HLG their
  * largest and summed light with tables for @peak */
 typedef struct
@@ -139,6 +141,21 @@ expected_levels (const Expected * e, gdouble * max_light,
   else
     gst_cuda_filters_hlg_light_levels (e->hlg_max, e->hlg_sum, e->pixels,
         e->peak, max_light, average_light);
+}
+
+/* @e: the CPU's light of @in alone (to expected_clear ()); @cll and
+ * @fall, the running MaxCLL and MaxFALL, raised to its levels */
+static void
+expected_frame (Expected * e, Transfer transfer, gdouble peak, GstBuffer * in,
+    const GstVideoInfo * info, gdouble * cll, gdouble * fall)
+{
+  gdouble max_light, average_light;
+
+  expected_init (e, transfer, peak);
+  expected_add (e, in, info, &whole);
+  expected_levels (e, &max_light, &average_light);
+  *cll = MAX (*cll, max_light);
+  *fall = MAX (*fall, average_light);
 }
 
 static gdouble
@@ -237,7 +254,6 @@ run_frame (const gchar * launch, Transfer transfer, gdouble peak,
   g_free (full);
 }
 
-static const Roi whole = { 0, 0, 0, 0 };
 
 GST_START_TEST (test_every_format)
 {
@@ -449,7 +465,7 @@ GST_START_TEST (test_running_maxima)
   GstBus *bus;
   GstHarness *h = hdr_harness ("cudasum light-levels=true attach-meta=true",
       GST_VIDEO_FORMAT_P010_10LE, 64, 36, PQ, &bus);
-  gdouble cll = 0, fall = 0, max_light, average_light;
+  gdouble cll = 0, fall = 0;
   guint i, round;
 
   pq_info (&info, GST_VIDEO_FORMAT_P010_10LE, 64, 36, FALSE);
@@ -462,11 +478,7 @@ GST_START_TEST (test_running_maxima)
       GstStructure *s, *meta;
       Expected e;
 
-      expected_init (&e, PQ, 0);
-      expected_add (&e, in, &info, &whole);
-      expected_levels (&e, &max_light, &average_light);
-      cll = MAX (cll, max_light);
-      fall = MAX (fall, average_light);
+      expected_frame (&e, PQ, 0, in, &info, &cll, &fall);
       GST_BUFFER_PTS (in) = gst_util_uint64_scale (i, GST_SECOND, 30);
       meta = cf_test_meta_result (h, in, "GstCudaSumMeta", "cudasum");
       check_light (meta, &e, cll, fall, 0, what);
@@ -513,16 +525,11 @@ GST_START_TEST (test_hlg_peak_while_playing)
     GstBuffer *in = make_content (GST_VIDEO_FORMAT_P010_10LE, 64, 36, 0,
         TRUE);
     gchar *what = g_strdup_printf ("frame %u at %g cd/m2", i, peaks[i]);
-    gdouble max_light, average_light;
     GstStructure *s;
     Expected e;
 
     g_object_set (sum, "hlg-peak", peaks[i], NULL);
-    expected_init (&e, HLG, peaks[i]);
-    expected_add (&e, in, &info, &whole);
-    expected_levels (&e, &max_light, &average_light);
-    cll = MAX (cll, max_light);
-    fall = MAX (fall, average_light);
+    expected_frame (&e, HLG, peaks[i], in, &info, &cll, &fall);
     cf_test_push_timed (h, in, i);
     s = cf_test_next_result (bus, 10 * GST_SECOND);
     fail_unless (s != NULL, "%s: no message", what);
@@ -557,15 +564,10 @@ check_interval (Transfer transfer)
   for (i = 0; i < 3; i++) {
     GstBuffer *in = make_content (GST_VIDEO_FORMAT_I420_10LE, 333, 187, 8,
         TRUE);
-    gdouble max_light, average_light;
     Expected own;
 
-    expected_init (&own, transfer, 1000);
-    expected_add (&own, in, &info, &whole);
+    expected_frame (&own, transfer, 1000, in, &info, &cll, &fall);
     expected_add (&all, in, &info, &whole);
-    expected_levels (&own, &max_light, &average_light);
-    cll = MAX (cll, max_light);
-    fall = MAX (fall, average_light);
     cf_test_push_timed (h, in, i);
     gst_buffer_unref (in);
     expected_clear (&own);
