@@ -8,9 +8,9 @@
  * chroma sample's parts of R', G' and B' computed once for the pixels it
  * covers.  The scene light of the 4096 codes (16 KB) is copied into each
  * block's shared memory, which the three lookups of every pixel read;
- * the gain (256 KB) is read from global memory through the read-only
- * cache, where neighbouring pixels, of near luminance, find the same
- * lines.  A thread keeps its largest light and its sum, a warp combines
+ * the gain (256 KB, too large for it) is read from global memory through
+ * the read-only cache, where neighbouring pixels of near luminance find
+ * the same lines.  A thread keeps its largest light and its sum, a warp combines
  * them by shuffles, a block in shared memory, and one wave of blocks adds
  * one maximum and one sum each to the frame's. */
 #ifndef CUDAFILTERS_HLG_LIGHT_CUH
