@@ -185,18 +185,30 @@ void cf_ref_blur_plane (const void *src, size_t src_pitch,
 
 /* High bit depth (#48, docs/cudablur.md "High bit depth"): planes of
  * 16-bit little-endian words, each holding a sample v of `depth` bits (9
- * to 16) at bit `shift`.  The same scheme at wider widths, so that the
- * output stays within 1 of a true Gaussian at 16 bits:
- *   h   = sum_i kx[|i|] * P(x + i, y)        kx sums to 2^CF_BLUR_WORD_BITS
- *   t   = rnd (h / 2^(WORD_BITS - WORD_MID_BITS))   0 .. 65535 * 2^8
- *   v   = sum_j ky[|j|] * t(x, y + j)        ky sums to 2^CF_BLUR_WORD_BITS
- *   out = rnd (v / 2^(WORD_BITS + WORD_MID_BITS))   0 .. 2^depth - 1
- * written back as out << shift (the word's other bits 0).  Every
- * intermediate is an integer below 2^53: exact in 64-bit integers (the
- * CPU) and in doubles (the GPU).  cf_blur_kernel_make (sigma, radius,
- * CF_BLUR_WORD_BITS, &k) makes the weights. */
+ * to 16) at bit `shift`.  In IEEE single precision, each step rounded to
+ * nearest (ties to even), in this order on the GPU and the CPU alike:
+ *   S_r (p, w) = a_0, where a_(r+1) = 0 and, for i = r down to 1,
+ *                a_i = fma (w[i], p(-i) + p(i), a_(i+1)),
+ *                a_0 = fma (w[0], p(0), a_1)
+ *   t   = S_rx (P(x + ., y), wx)      P: the frame, the border rule applied
+ *   v   = S_ry (t(x, y + .), wy)      t of rows past the frame likewise
+ *   out = v rounded to an integer, ties to even (at most 2^depth - 1)
+ * written back as out << shift (the word's other bits 0).  wx and wy are
+ * cf_blur_word_weights () of kernels made by cf_blur_kernel_make (sigma,
+ * radius, CF_BLUR_WORD_BITS, &k).  The outermost pairs come first, so the
+ * partial sums stay small while most taps are added: over any input the
+ * roundings move v less than 0.27 from its exact value at every radius
+ * (docs/design/high-bit-depth.md), and out stays within 1 of a true
+ * Gaussian. */
 #define CF_BLUR_WORD_BITS 28
-#define CF_BLUR_WORD_MID_BITS 8
+
+/* w[i] = kernel weight i / 2^CF_BLUR_WORD_BITS as the nearest float, for
+ * i up to k->radius, and 0 beyond (up to CF_BLUR_MAX_RADIUS) */
+void cf_blur_word_weights (const CfBlurKernel * k,
+    float w[CF_BLUR_MAX_RADIUS + 1]);
+
+/* S_r (p, w) above, p(i) being p[i * step] */
+float cf_blur_word_taps (const float *w, int r, const float *p, long step);
 
 /* Device memory cf_blur_plane_words needs for its intermediate (32-bit
  * values) */

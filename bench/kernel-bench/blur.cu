@@ -266,7 +266,7 @@ bench_blur_p010 (int w, int h, double sigma, bool solid)
   size_t bytes = 2 * frame_bytes (kP010, w, h);
   Row row = make_row (op, "ours", kP010, w, h, solid, (double) bytes);
   row.note = "r" + std::to_string (geometry[0].kx.radius) + ", chroma r" +
-      std::to_string (geometry[1].kx.radius) + "; words, CUDA cores";
+      std::to_string (geometry[1].kx.radius) + "; words";
   std::string what = describe (row);
   int n = rotation_count (bytes);
   Frames in (n, kP010, w, h), out (n, kP010, w, h);
@@ -344,4 +344,12 @@ add_blur_cases (Cases & cases)
       add_case (cases, case_name ("blur", kP010, s, " s2.6", solid),[=] {
             return bench_blur_p010 (s.w, s.h, 2.6, solid);
           });
+  /* at 4K, a sigma of each radius bucket and one of the two passes */
+  for (double sigma: {1.0, 4.0, 5.0, 20.0}) {
+    char tail[16];
+    std::snprintf (tail, sizeof tail, " s%.1f", sigma);
+    add_case (cases, case_name ("blur", kP010, k4K, tail, false),[=] {
+          return bench_blur_p010 (k4K.w, k4K.h, sigma, false);
+        });
+  }
 }

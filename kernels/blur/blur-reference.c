@@ -235,12 +235,39 @@ cf_ref_blur_plane (const void *src, size_t src_pitch, void *dst,
   free (col);
 }
 
+void
+cf_blur_word_weights (const CfBlurKernel * k, float w[CF_BLUR_MAX_RADIUS + 1])
+{
+  int i;
+
+  for (i = 0; i <= CF_BLUR_MAX_RADIUS; i++)
+    w[i] = i <= k->radius ?
+        (float) ldexp ((double) k->w[i], -CF_BLUR_WORD_BITS) : 0.0f;
+}
+
+/* fmaf and float additions only (C's float arithmetic is IEEE single on
+ * the targets built for; nothing here may be contracted or reordered):
+ * the same steps as the GPU's __fmaf_rn and __fadd_rn */
+float
+cf_blur_word_taps (const float *w, int r, const float *p, long step)
+{
+  float a = 0.0f;
+  int i;
+
+  for (i = r; i >= 1; i--) {
+    float pair = p[-i * step] + p[i * step];
+    a = fmaf (w[i], pair, a);
+  }
+  return fmaf (w[0], p[0], a);
+}
+
 /* a word at any alignment, its sample */
-static uint32_t
+static float
 sample_at (const uint8_t * row, int index, int depth, int shift)
 {
   const uint8_t *p = row + 2 * (size_t) index;
-  return ((p[0] | (uint32_t) p[1] << 8) >> shift) & ((1u << depth) - 1);
+  return (float) (((p[0] | (uint32_t) p[1] << 8) >> shift) &
+      ((1u << depth) - 1));
 }
 
 void
@@ -251,59 +278,56 @@ cf_ref_blur_plane_words (const void *src, size_t src_pitch, void *dst,
 {
   const uint8_t *s = src;
   uint8_t *d = dst;
+  const uint32_t top = (1u << depth) - 1;
   int rx = kx->radius, ry = ky->radius;
-  int padded_h = height + 2 * ry, x, y, c, i;
-  uint32_t bv[4];
+  int padded_h = height + 2 * ry, x, y, c;
+  float wx[CF_BLUR_MAX_RADIUS + 1], wy[CF_BLUR_MAX_RADIUS + 1], bv[4];
   /* as cf_ref_blur_plane: the horizontal pass of every row the vertical
-   * pass needs, border rows included */
-  uint32_t *t = malloc ((size_t) padded_h * width * channels * sizeof (*t));
-  int *col = malloc ((size_t) (width + 2 * rx) * sizeof (*col));
+   * pass needs, border rows included; a row of samples with its border */
+  float *t = malloc ((size_t) padded_h * width * channels * sizeof (*t));
+  float *ext = malloc ((size_t) (width + 2 * rx) * channels * sizeof (*ext));
 
-  if (!t || !col) {
+  if (!t || !ext) {
     free (t);
-    free (col);
+    free (ext);
     return;
   }
-  for (x = -rx; x < width + rx; x++)
-    col[x + rx] = cf_border_index (x, width, border);
+  cf_blur_word_weights (kx, wx);
+  cf_blur_word_weights (ky, wy);
   /* the constant border's values as samples (NULL: 0) */
   for (c = 0; c < 4; c++)
-    bv[c] = border_value ? border_value[c] & ((1u << depth) - 1) : 0;
+    bv[c] = (float) (border_value ? border_value[c] & top : 0);
 
   for (y = -ry; y < height + ry; y++) {
     int sy = cf_border_index (y, height, border);
     const uint8_t *row = sy < 0 ? NULL : s + (size_t) sy * src_pitch;
-    for (x = 0; x < width; x++) {
-      for (c = 0; c < channels; c++) {
-        uint64_t h = 0;
-        for (i = -rx; i <= rx; i++) {
-          int sx = col[x + i + rx];
-          uint32_t p = (!row || sx < 0) ? bv[c] :
-              sample_at (row, sx * channels + c, depth, shift);
-          h += (uint64_t) kx->w[abs (i)] * p;
-        }
-        t[((size_t) (y + ry) * width + x) * channels + c] =
-            round_shift (h, CF_BLUR_WORD_BITS - CF_BLUR_WORD_MID_BITS);
-      }
+    for (x = -rx; x < width + rx; x++) {
+      int sx = cf_border_index (x, width, border);
+      for (c = 0; c < channels; c++)
+        ext[(x + rx) * channels + c] = (!row || sx < 0) ? bv[c] :
+            sample_at (row, sx * channels + c, depth, shift);
     }
+    for (x = 0; x < width; x++)
+      for (c = 0; c < channels; c++)
+        t[((size_t) (y + ry) * width + x) * channels + c] =
+            cf_blur_word_taps (wx, rx, ext + (x + rx) * channels + c, channels);
   }
 
   for (y = 0; y < height; y++) {
     uint8_t *row = d + (size_t) y * dst_pitch;
     for (x = 0; x < width; x++) {
       for (c = 0; c < channels; c++) {
-        uint64_t v = 0;
-        uint32_t out, word;
-        for (i = -ry; i <= ry; i++)
-          v += (uint64_t) ky->w[abs (i)] *
-              t[((size_t) (y + i + ry) * width + x) * channels + c];
-        out = round_shift (v, CF_BLUR_WORD_BITS + CF_BLUR_WORD_MID_BITS);
-        word = out << shift;
+        const float *centre =
+            t + ((size_t) (y + ry) * width + x) * channels + c;
+        float v = cf_blur_word_taps (wy, ry, centre, (long) width * channels);
+        /* to nearest, ties to even: the default rounding mode */
+        uint32_t out = (uint32_t) nearbyintf (v), word;
+        word = (out < top ? out : top) << shift;
         row[2 * ((size_t) x * channels + c)] = (uint8_t) word;
         row[2 * ((size_t) x * channels + c) + 1] = (uint8_t) (word >> 8);
       }
     }
   }
   free (t);
-  free (col);
+  free (ext);
 }

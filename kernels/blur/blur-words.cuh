@@ -1,18 +1,24 @@
-/* The high-bit blur (#48): planes of 16-bit words, two passes on the CUDA
- * cores through a scratch plane of 32-bit t, in doubles, where every
- * product and partial sum is an integer below 2^53 and so exact in any
- * order (the arithmetic is in cudafilters-kernels.h, "High bit depth";
- * the same as cf_ref_blur_plane_words, blur-reference.c).
+/* The high-bit blur (#48): planes of 16-bit words, in IEEE single
+ * precision, every operation in the order the header defines
+ * (cudafilters-kernels.h, "High bit depth"; the same as
+ * cf_ref_blur_plane_words, blur-reference.c): an output's taps summed
+ * outermost pair first, each pair added before its weight multiplies it,
+ * every step rounded to nearest (__fadd_rn, __fmaf_rn, which the compiler
+ * never contracts or reorders).
  *
- * Horizontal: a block stages one row's samples for 512 (or with 3
- * channels 384) samples and their halo (border rule applied) in shared
- * memory as doubles; each thread filters 4 (3) samples 128 apart, the two
- * taps at each distance added before their weight multiplies them, each
- * weight read once for them all.  Vertical, up to radius 64
- * (blur_words_v_tile_kernel): a block stages a strip of t rows in shared
- * memory and a thread sums 4 rows of one column the same way; beyond,
- * each thread takes one column of t down 16 rows, each t row it loads
- * added into the 16 sums that weight it.
+ * One channel or two (the planes of every word format), both radii up to
+ * 16: blur_words_tile_kernel, one pass.  A block stages a tile of samples
+ * and its halo (border rule applied) in shared memory as floats, filters
+ * each row in place, so that t never leaves shared memory, then each
+ * column into the output words.  The radius is a template bucket (4, 8,
+ * 12, 16) and the weights past the true radius are 0: the sum then starts
+ * with fma (0, p, 0) = 0 for each missing pair, so no bit changes.
+ *
+ * Otherwise, two passes through a scratch plane of float t:
+ * blur_words_h_kernel stages one row's samples and halo and each thread
+ * filters 4 (3) samples 128 apart; blur_words_v_kernel stages a strip of
+ * t rows (any radius: (16 + 2 x 150) x 32 floats is under 48 KB) and each
+ * thread sums 4 rows of one column.
  * Tests (kernels-blur): test_blur_words_equals_reference. */
 #ifndef CUDAFILTERS_BLUR_WORDS_CUH
 #define CUDAFILTERS_BLUR_WORDS_CUH
@@ -21,28 +27,248 @@
 
 namespace {
 
-constexpr int kWordsHThreads = 128;     /* threads of a horizontal block */
-constexpr int kWordsVColumns = 128;     /* t columns of a vertical block */
-constexpr int kWordsVRows = 16;         /* rows a vertical thread sums */
-/* the grid's rows, which blocks then step over */
-constexpr int kWordsMaxGridY = 65535;
-
-/* rnd (v / 2^36), the output's rounding: v + 2^35 is an integer below
- * 2^53 and its quotient by 2^36 exact, so floor is the shift */
-constexpr double kWordsOutHalf = 34359738368.0; /* 2^35 */
-constexpr double kWordsOutScale = 1.0 / 68719476736.0;  /* 2^-36 */
-static_assert (CF_BLUR_WORD_BITS + CF_BLUR_WORD_MID_BITS == 36,
-    "the output's shift");
-
 struct WordBlurArgs
 {
   int rx, ry;
   int border;
   int depth, shift;
-  uint32_t border_value[4];
-  double wx[CF_BLUR_MAX_RADIUS + 1];
-  double wy[CF_BLUR_MAX_RADIUS + 1];
+  float border_value[4];
+  /* border_value in its place in a word */
+  uint32_t border_word[4];
+  /* t of a row of border_value, for the two passes' rows past the frame */
+  float border_t[4];
+  /* cf_blur_word_weights (); 0 past the radius */
+  float wx[CF_BLUR_MAX_RADIUS + 1];
+  float wy[CF_BLUR_MAX_RADIUS + 1];
 };
+
+/* The taps' sum of the arithmetic over radius r: p (i) is the value at
+ * distance i (negative: before the centre) */
+template < typename P > __device__ __forceinline__ float
+words_taps (const float *w, int r, P p)
+{
+  float a = 0.0f;
+  for (int i = r; i >= 1; i--)
+    a = __fmaf_rn (w[i], __fadd_rn (p (-i), p (i)), a);
+  return __fmaf_rn (w[0], p (0), a);
+}
+
+/* the same over the compile-time radius R (weights past the true radius 0) */
+template < int R, typename P > __device__ __forceinline__ float
+words_taps_fixed (const float *w, P p)
+{
+  float a = 0.0f;
+#pragma unroll
+  for (int i = R; i >= 1; i--)
+    a = __fmaf_rn (w[i], __fadd_rn (p (-i), p (i)), a);
+  return __fmaf_rn (w[0], p (0), a);
+}
+
+/* a word's sample as a float */
+__device__ __forceinline__ float
+word_sample (const uint8_t * src, size_t pitch, int y, int index,
+    uint32_t mask, int shift)
+{
+  const uint16_t word = ((const uint16_t *) (src + (size_t) y * pitch))[index];
+  return int_to_float ((word >> shift) & mask);
+}
+
+/* v rounded to the nearest integer, ties to even (v + 2^23 rounds so, and
+ * v is below 2^17), at most mask, in its place in the word */
+__device__ __forceinline__ uint16_t
+word_out (float v, uint32_t mask, int shift)
+{
+  const uint32_t out = __float_as_uint (__fadd_rn (v, kTwo23)) - 0x4B000000u;
+  return (uint16_t) ((out < mask ? out : mask) << shift);
+}
+
+/* ---- one pass: blur_words_tile_kernel ---- */
+
+constexpr int kWordsTileThreads = 256;
+constexpr int kWordsTileRows = 32;      /* output rows of a tile */
+constexpr int kWordsTileRowsEach = 8;   /* of them, a thread's in a column */
+constexpr int kWordsTileMaxRadius = 16;
+
+/* pixels of a row a lane filters: odd, so that the lanes' runs start in
+ * different banks (for 2 channels, 64-bit words of them) */
+template < int C > __host__ __device__ constexpr int
+words_tile_run ()
+{
+  return C == 1 ? 7 : 5;
+}
+
+/* pixels of a tile's row: a warp's runs */
+template < int C > __host__ __device__ constexpr int
+words_tile_pixels ()
+{
+  return 32 * words_tile_run < C > ();
+}
+
+/* floats of a staged row: the tile's samples and the halo both sides */
+template < int R, int C > __host__ __device__ constexpr int
+words_tile_row_floats ()
+{
+  return (words_tile_pixels < C > () + 2 * R) * C;
+}
+
+template < int R, int C > __host__ __device__ constexpr size_t
+words_tile_smem ()
+{
+  return sizeof (float) * (kWordsTileRows + 2 * R) *
+      words_tile_row_floats < R, C > ();
+}
+
+/* a lane's float (C == 1) or pixel of 2 floats at `index` of a staged row */
+template < int C > __device__ __forceinline__ void
+words_tile_get (const float *row, int index, float *v)
+{
+  if (C == 2) {
+    const float2 p = reinterpret_cast < const float2 * >(row)[index];
+    v[0] = p.x;
+    v[1] = p.y;
+  } else {
+    v[0] = row[index];
+  }
+}
+
+template < int C > __device__ __forceinline__ void
+words_tile_put (float *row, int index, const float *v)
+{
+  if (C == 2)
+    reinterpret_cast < float2 * >(row)[index] = make_float2 (v[0], v[1]);
+  else
+    row[index] = v[0];
+}
+
+template < int R, int C > __global__ void
+__launch_bounds__ (kWordsTileThreads)
+blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
+    size_t dst_pitch, int width, int height, WordBlurArgs a)
+{
+  constexpr int K = words_tile_run < C > ();
+  constexpr int W = words_tile_pixels < C > ();
+  constexpr int L = words_tile_row_floats < R, C > ();
+  constexpr int kRows = kWordsTileRows + 2 * R;
+  constexpr int kWarps = kWordsTileThreads / 32;
+  extern __shared__ float tile[];       /* kRows x L: samples, then t */
+  const uint32_t mask = (1u << a.depth) - 1;
+  const int x0 = blockIdx.x * W;
+  const int y0 = blockIdx.y * kWordsTileRows;
+
+  /* the samples of the tile and its halo, the border rule applied, in
+   * units of 4 samples (L is a multiple of 4): first every word of a batch
+   * of units loaded, 8 bytes at once where the unit lies in the frame and
+   * on an 8-byte address, word by word elsewhere (the constant border's
+   * made up), then each made a float */
+  constexpr int kUnitsRow = L / 4;
+  constexpr int kUnits = kRows * kUnitsRow;
+  constexpr int kUnitsEach = (kUnits + kWordsTileThreads - 1) /
+      kWordsTileThreads;
+  constexpr int kBatch = kUnitsEach < 8 ? kUnitsEach : 8;
+  static_assert (L % 4 == 0, "a staged row is whole units");
+  for (int b0 = 0; b0 < kUnitsEach; b0 += kBatch) {
+    uint32_t raw[kBatch][2];
+#pragma unroll
+    for (int b = 0; b < kBatch; b++) {
+      const int u = threadIdx.x + (b0 + b) * kWordsTileThreads;
+      const int r = u / kUnitsRow, j = u % kUnitsRow * 4;
+      const int sy = border_index (y0 - R + r, height, a.border);
+      const int x = x0 - R + j / C;     /* the unit's first pixel */
+      const uint8_t *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
+      const uint16_t *words = (const uint16_t *) row + (size_t) x *C;
+      raw[b][0] = raw[b][1] = 0;
+      if (u >= kUnits)
+        continue;
+      if (sy >= 0 && x >= 0 && x + 4 / C <= width
+          && ((uintptr_t) words & 7) == 0) {
+        const uint2 v = __ldg ((const uint2 *) words);
+        raw[b][0] = v.x;
+        raw[b][1] = v.y;
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+          const int sx = border_index (x0 - R + (j + k) / C, width, a.border);
+          /* (j is a multiple of 4, and C of 1 or 2: the channel is k's) */
+          const uint32_t word = (sy < 0 || sx < 0) ? a.border_word[k % C] :
+              __ldg ((const uint16_t *) row + (size_t) sx * C + k % C);
+          raw[b][k / 2] |= word << (k % 2 * 16);
+        }
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; b++) {
+      const int u = threadIdx.x + (b0 + b) * kWordsTileThreads;
+      if (u < kUnits) {
+        float *out = tile + u / kUnitsRow * L + u % kUnitsRow * 4;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          out[k] = int_to_float ((raw[b][k / 2] >> (k % 2 * 16 + a.shift)) &
+              mask);
+      }
+    }
+  }
+  __syncthreads ();
+
+  /* rows: a warp a row, a lane K pixels of it, t written over the samples
+   * once the whole warp has read its taps */
+  const int lane = threadIdx.x % 32;
+  for (int r = threadIdx.x / 32; r < kRows; r += kWarps) {
+    float *row = tile + r * L;
+    float p[(K + 2 * R) * C];
+#pragma unroll
+    for (int j = 0; j < K + 2 * R; j++)
+      words_tile_get < C > (row, lane * K + j, p + j * C);
+    float t[K * C];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        t[k * C + c] = words_taps_fixed < R > (a.wx, [&](int i) {
+              return p[(k + R + i) * C + c];});
+    __syncwarp ();
+#pragma unroll
+    for (int k = 0; k < K; k++)
+      words_tile_put < C > (row, R + lane * K + k, t + k * C);
+  }
+  __syncthreads ();
+
+  /* columns: a thread kWordsTileRowsEach outputs of one, from the t of
+   * those rows and the halo */
+  constexpr int KY = kWordsTileRowsEach;
+  constexpr int kColumns = W * C;
+  const int columns = (width - x0 < W ? width - x0 : W) * C;
+  for (int it = threadIdx.x; it < kColumns * (kWordsTileRows / KY);
+      it += kWordsTileThreads) {
+    const int col = it % kColumns, g = it / kColumns;
+    if (col >= columns)
+      continue;
+    const float *column = tile + g * KY * L + R * C + col;
+    float q[KY + 2 * R];
+#pragma unroll
+    for (int j = 0; j < KY + 2 * R; j++)
+      q[j] = column[j * L];
+    uint16_t *out = (uint16_t *) (dst + (size_t) (y0 + g * KY) * dst_pitch) +
+        (size_t) x0 *C + col;
+#pragma unroll
+    for (int k = 0; k < KY; k++) {
+      const float v = words_taps_fixed < R > (a.wy, [&](int i) {
+            return q[k + R + i];});
+      if (y0 + g * KY + k < height)
+        *(uint16_t *) ((uint8_t *) out + (size_t) k * dst_pitch) =
+            word_out (v, mask, a.shift);
+    }
+  }
+}
+
+/* ---- two passes, any radius and channel count ---- */
+
+constexpr int kWordsHThreads = 128;     /* threads of a horizontal block */
+constexpr int kWordsVRows = 16;         /* output rows of a vertical block */
+constexpr int kWordsVColumns = 32;      /* t columns of a vertical block */
+constexpr int kWordsVRowsEach = 4;      /* output rows a vertical thread sums */
+constexpr int kWordsVThreads = kWordsVColumns * kWordsVRows / kWordsVRowsEach;
+/* the grid's rows, which blocks then step over */
+constexpr int kWordsMaxGridY = 65535;
 
 /* samples of a row a horizontal thread filters: 4, or for 3 channels 3,
  * so that a block covers whole pixels */
@@ -61,12 +287,12 @@ words_h_block_pixels ()
 
 template < int C > __global__ void
 __launch_bounds__ (kWordsHThreads)
-blur_words_h_kernel (const uint8_t * src, size_t src_pitch, uint32_t * t,
+blur_words_h_kernel (const uint8_t * src, size_t src_pitch, float *t,
     size_t t_pitch, int width, int height, WordBlurArgs a)
 {
   constexpr int K = words_h_samples < C > ();
   constexpr int kPixels = words_h_block_pixels < C > ();
-  extern __shared__ double staged[];    /* (kPixels + 2 rx) x C */
+  extern __shared__ float staged[];     /* (kPixels + 2 rx) x C */
   const uint32_t mask = (1u << a.depth) - 1;
   const int x0 = blockIdx.x * kPixels;
   const int n = (kPixels + 2 * a.rx) * C;
@@ -75,149 +301,72 @@ blur_words_h_kernel (const uint8_t * src, size_t src_pitch, uint32_t * t,
   const int samples = (width - x0 < kPixels ? width - x0 : kPixels) * C;
 
   for (int y = blockIdx.y; y < height; y += gridDim.y) {
-    const uint16_t *row = (const uint16_t *) (src + (size_t) y * src_pitch);
     __syncthreads ();
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
       const int c = i % C;
       const int sx = border_index (x0 - a.rx + i / C, width, a.border);
-      staged[i] = sx < 0 ? (double) a.border_value[c] :
-          (double) ((row[sx * C + c] >> a.shift) & mask);
+      staged[i] = sx < 0 ? a.border_value[c] :
+          word_sample (src, src_pitch, y, sx * C + c, mask, a.shift);
     }
     __syncthreads ();
-    const double *centre = staged + a.rx * C + threadIdx.x;
-    double h[K];
-#pragma unroll
-    for (int k = 0; k < K; k++)
-      h[k] = a.wx[0] * centre[k * kWordsHThreads];
-    for (int i = 1; i <= a.rx; i++) {
-      const double w = a.wx[i];
-#pragma unroll
-      for (int k = 0; k < K; k++)
-        h[k] = fma (w, centre[k * kWordsHThreads + i * C] +
-            centre[k * kWordsHThreads - i * C], h[k]);
-    }
-    /* rnd (h / 2^20): h + 2^19 is an integer below 2^53, its quotient by
-     * a power of two exact, so floor is the shift */
-    constexpr double half = (double) (1 << (CF_BLUR_WORD_BITS -
-            CF_BLUR_WORD_MID_BITS - 1));
-    constexpr double scale = 1.0 / (double) (1 << (CF_BLUR_WORD_BITS -
-            CF_BLUR_WORD_MID_BITS));
-    uint32_t *out = t + (size_t) y * t_pitch + (size_t) x0 * C;
+    const float *centre = staged + a.rx * C + threadIdx.x;
+    float *out = t + (size_t) y * t_pitch + (size_t) x0 * C;
 #pragma unroll
     for (int k = 0; k < K; k++) {
       const int sample = threadIdx.x + k * kWordsHThreads;
+      const float h = words_taps (a.wx, a.rx, [&](int i) {
+            return centre[k * kWordsHThreads + i * C];});
       if (sample < samples)
-        out[sample] = (uint32_t) floor ((h[k] + half) * scale);
+        out[sample] = h;
     }
   }
 }
 
+/* the vertical pass: a block stages the t rows of a strip of
+ * kWordsVRows output rows and kWordsVColumns columns, halo included
+ * (border rule applied), and a thread sums kWordsVRowsEach output rows of
+ * one column */
 __global__ void
-__launch_bounds__ (kWordsVColumns)
-blur_words_v_kernel (const uint32_t * t, size_t t_pitch, uint8_t * dst,
+__launch_bounds__ (kWordsVThreads)
+blur_words_v_kernel (const float *t, size_t t_pitch, uint8_t * dst,
     size_t dst_pitch, int columns, int channels, int height, WordBlurArgs a)
 {
-  const int col = blockIdx.x * kWordsVColumns + threadIdx.x;
-  if (col >= columns)
-    return;
-  /* a constant border's t: its value's h is value x 2^28, exactly */
-  const double border_t = (double) (a.border_value[col % channels] <<
-      CF_BLUR_WORD_MID_BITS);
-  for (int y0 = blockIdx.y * kWordsVRows; y0 < height;
-      y0 += gridDim.y * kWordsVRows) {
-    double acc[kWordsVRows];
-#pragma unroll
-    for (int k = 0; k < kWordsVRows; k++)
-      acc[k] = 0.0;
-    for (int j = -a.ry; j < kWordsVRows + a.ry; j++) {
-      const int sy = border_index (y0 + j, height, a.border);
-      const double tv = sy < 0 ? border_t :
-          (double) __ldg (t + (size_t) sy * t_pitch + col);
-#pragma unroll
-      for (int k = 0; k < kWordsVRows; k++) {
-        /* row y0 + j is tap j - k of output row y0 + k */
-        const int d = j - k < 0 ? k - j : j - k;
-        if (d <= a.ry)
-          acc[k] = fma (a.wy[d], tv, acc[k]);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kWordsVRows; k++) {
-      const int y = y0 + k;
-      if (y < height) {
-        const uint32_t out = (uint32_t) floor ((acc[k] + kWordsOutHalf) *
-            kWordsOutScale);
-        ((uint16_t *) (dst + (size_t) y * dst_pitch))[col] =
-            (uint16_t) (out << a.shift);
-      }
-    }
-  }
-}
-
-/* The vertical pass for radii up to kWordsTileMaxRadius: a block stages
- * the t rows of a strip of 16 output rows and 32 columns, halo included
- * (border rule applied), in shared memory as doubles; a thread sums 4
- * output rows of one column, the two taps at each distance added before
- * their weight multiplies them, each weight read once for its 4 sums. */
-constexpr int kWordsTileColumns = 32;
-constexpr int kWordsTileRowsEach = 4;   /* output rows a thread sums */
-constexpr int kWordsTileThreads = kWordsTileColumns * kWordsVRows /
-    kWordsTileRowsEach;
-/* (16 + 2 x 64) x 32 doubles: 36 KB, under the 48 KB of any GPU */
-constexpr int kWordsTileMaxRadius = 64;
-
-__global__ void
-__launch_bounds__ (kWordsTileThreads)
-blur_words_v_tile_kernel (const uint32_t * t, size_t t_pitch, uint8_t * dst,
-    size_t dst_pitch, int columns, int channels, int height, WordBlurArgs a)
-{
-  extern __shared__ double tile[];      /* (16 + 2 ry) x 32 */
-  const int cx = threadIdx.x % kWordsTileColumns;
-  const int rg = threadIdx.x / kWordsTileColumns;
-  const int col0 = blockIdx.x * kWordsTileColumns;
+  extern __shared__ float strip[];      /* (16 + 2 ry) x 32 */
+  const uint32_t mask = (1u << a.depth) - 1;
+  const int cx = threadIdx.x % kWordsVColumns;
+  const int rg = threadIdx.x / kWordsVColumns;
+  const int col0 = blockIdx.x * kWordsVColumns;
   const int col = col0 + cx;
   const int rows = kWordsVRows + 2 * a.ry;
 
   for (int y0 = blockIdx.y * kWordsVRows; y0 < height;
       y0 += gridDim.y * kWordsVRows) {
     __syncthreads ();
-    for (int i = threadIdx.x; i < rows * kWordsTileColumns;
-        i += blockDim.x) {
-      const int r = i / kWordsTileColumns, c = col0 + i % kWordsTileColumns;
+    for (int i = threadIdx.x; i < rows * kWordsVColumns; i += blockDim.x) {
+      const int r = i / kWordsVColumns, c = col0 + i % kWordsVColumns;
       const int sy = border_index (y0 - a.ry + r, height, a.border);
-      double v = 0.0;
+      float v = 0.0f;
+      /* a constant border's rows: t of a row of the value, as the
+       * horizontal pass makes it (not always the value itself) */
       if (c < columns)
-        v = sy < 0 ? (double) (a.border_value[c % channels] <<
-            CF_BLUR_WORD_MID_BITS) :
-            (double) __ldg (t + (size_t) sy * t_pitch + c);
-      tile[i] = v;
+        v = sy < 0 ? a.border_t[c % channels] :
+            __ldg (t + (size_t) sy * t_pitch + c);
+      strip[i] = v;
     }
     __syncthreads ();
     if (col >= columns)
       continue;
 
-    const double *centre = tile + (kWordsTileRowsEach * rg + a.ry) *
-        kWordsTileColumns + cx;
-    double acc[kWordsTileRowsEach];
+    const float *centre = strip + (kWordsVRowsEach * rg + a.ry) *
+        kWordsVColumns + cx;
 #pragma unroll
-    for (int k = 0; k < kWordsTileRowsEach; k++)
-      acc[k] = a.wy[0] * centre[k * kWordsTileColumns];
-    for (int i = 1; i <= a.ry; i++) {
-      const double w = a.wy[i];
-#pragma unroll
-      for (int k = 0; k < kWordsTileRowsEach; k++)
-        acc[k] = fma (w, centre[(k + i) * kWordsTileColumns] +
-            centre[(k - i) * kWordsTileColumns], acc[k]);
-    }
-#pragma unroll
-    for (int k = 0; k < kWordsTileRowsEach; k++) {
-      const int y = y0 + kWordsTileRowsEach * rg + k;
-      if (y < height) {
-        const uint32_t out = (uint32_t) floor ((acc[k] + kWordsOutHalf) *
-            kWordsOutScale);
+    for (int k = 0; k < kWordsVRowsEach; k++) {
+      const int y = y0 + kWordsVRowsEach * rg + k;
+      const float v = words_taps (a.wy, a.ry, [&](int i) {
+            return centre[(k + i) * kWordsVColumns];});
+      if (y < height)
         ((uint16_t *) (dst + (size_t) y * dst_pitch))[col] =
-            (uint16_t) (out << a.shift);
-      }
+            word_out (v, mask, a.shift);
     }
   }
 }

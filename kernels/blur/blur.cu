@@ -422,7 +422,7 @@ cf_blur_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
 
 namespace {
 
-/* t of the words' blur: 32-bit values, rows rounded up to 256 bytes */
+/* t of the words' blur: floats, rows rounded up to 256 bytes */
 size_t
 word_t_pitch (int width, int channels)
 {
@@ -430,16 +430,84 @@ word_t_pitch (int width, int channels)
 }
 
 template < int C > cudaError_t
-launch_words_h (const uint8_t * src, size_t src_pitch, uint32_t * t,
+launch_words_h (const uint8_t * src, size_t src_pitch, float *t,
     size_t t_pitch, int width, int height, const WordBlurArgs & a,
     cudaStream_t stream)
 {
   constexpr int pixels = words_h_block_pixels < C > ();
   const dim3 grid ((width + pixels - 1) / pixels,
       height < kWordsMaxGridY ? height : kWordsMaxGridY);
-  const size_t smem = sizeof (double) * (pixels + 2 * a.rx) * C;
+  const size_t smem = sizeof (float) * (pixels + 2 * a.rx) * C;
   blur_words_h_kernel < C > <<< grid, kWordsHThreads, smem, stream >>> (src,
       src_pitch, t, t_pitch, width, height, a);
+  return cudaGetLastError ();
+}
+
+template < int R, int C > cudaError_t
+launch_words_tile (const uint8_t * src, size_t src_pitch, uint8_t * dst,
+    size_t dst_pitch, int width, int height, const WordBlurArgs & a,
+    cudaStream_t stream)
+{
+  constexpr size_t smem = words_tile_smem < R, C > ();
+  constexpr int pixels = words_tile_pixels < C > ();
+  const DeviceInfo *info;
+  cudaError_t e = cf::current_device_info (&info);
+  if (e == cudaSuccess && smem > 48 * 1024)
+    e = allow_dynamic_smem (blur_words_tile_kernel < R, C >, info);
+  if (e != cudaSuccess)
+    return e;
+  const dim3 grid ((width + pixels - 1) / pixels,
+      (height + kWordsTileRows - 1) / kWordsTileRows);
+  blur_words_tile_kernel < R, C > <<< grid, kWordsTileThreads, smem,
+      stream >>> (src, src_pitch, dst, dst_pitch, width, height, a);
+  return cudaGetLastError ();
+}
+
+/* the one-pass kernel of radius bucket R, for 1 or 2 channels */
+template < int R > cudaError_t
+launch_words_tile_of (int channels, const uint8_t * src, size_t src_pitch,
+    uint8_t * dst, size_t dst_pitch, int width, int height,
+    const WordBlurArgs & a, cudaStream_t stream)
+{
+  if (channels == 1)
+    return launch_words_tile < R, 1 > (src, src_pitch, dst, dst_pitch,
+        width, height, a, stream);
+  return launch_words_tile < R, 2 > (src, src_pitch, dst, dst_pitch, width,
+      height, a, stream);
+}
+
+/* the two passes through scratch: any radius and channel count */
+cudaError_t
+launch_words_two_passes (const uint8_t * src, size_t src_pitch,
+    uint8_t * dst, size_t dst_pitch, int width, int height, int channels,
+    const WordBlurArgs & a, float *t, cudaStream_t st)
+{
+  const size_t tp = word_t_pitch (width, channels);
+  cudaError_t err;
+  switch (channels) {
+    case 1:
+      err = launch_words_h < 1 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+    case 2:
+      err = launch_words_h < 2 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+    case 3:
+      err = launch_words_h < 3 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+    default:
+      err = launch_words_h < 4 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+  }
+  if (err != cudaSuccess)
+    return err;
+  const int columns = width * channels;
+  const int row_blocks = (height + kWordsVRows - 1) / kWordsVRows;
+  const dim3 grid ((columns + kWordsVColumns - 1) / kWordsVColumns,
+      row_blocks < kWordsMaxGridY ? row_blocks : kWordsMaxGridY);
+  const size_t smem = sizeof (float) * (kWordsVRows + 2 * a.ry) *
+      kWordsVColumns;
+  blur_words_v_kernel <<< grid, kWordsVThreads, smem, st >>> (t, tp, dst,
+      dst_pitch, columns, channels, height, a);
   return cudaGetLastError ();
 }
 
@@ -450,7 +518,7 @@ cf_blur_word_scratch_bytes (int width, int height, int channels)
 {
   if (width <= 0 || height <= 0 || channels < 1 || channels > 4)
     return 0;
-  return word_t_pitch (width, channels) * sizeof (uint32_t) * height;
+  return word_t_pitch (width, channels) * sizeof (float) * height;
 }
 
 extern "C" CfError
@@ -478,50 +546,37 @@ cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
   a.border = border;
   a.depth = depth;
   a.shift = shift;
-  for (int c = 0; c < 4; c++)
-    a.border_value[c] = border_value ?
-        border_value[c] & ((1u << depth) - 1) : 0;
-  for (int i = 0; i <= a.rx; i++)
-    a.wx[i] = (double) kx->w[i];
-  for (int i = 0; i <= a.ry; i++)
-    a.wy[i] = (double) ky->w[i];
+  cf_blur_word_weights (kx, a.wx);
+  cf_blur_word_weights (ky, a.wy);
+  for (int c = 0; c < 4; c++) {
+    /* t of a row of the value: the taps' sum over 2 rx + 1 copies */
+    float row[2 * CF_BLUR_MAX_RADIUS + 1];
+    a.border_word[c] = (border_value ?
+        border_value[c] & ((1u << depth) - 1) : 0) << shift;
+    a.border_value[c] = (float) (a.border_word[c] >> shift);
+    for (int i = 0; i <= 2 * a.rx; i++)
+      row[i] = a.border_value[c];
+    a.border_t[c] = cf_blur_word_taps (a.wx, a.rx, row + a.rx, 1);
+  }
 
   cf_forget_earlier_errors ();
   const uint8_t *s = (const uint8_t *) src;
-  uint32_t *t = (uint32_t *) scratch;
-  const size_t tp = word_t_pitch (width, channels);
+  uint8_t *d = (uint8_t *) dst;
   cudaStream_t st = (cudaStream_t) stream;
-  cudaError_t err;
-  switch (channels) {
-    case 1:
-      err = launch_words_h < 1 > (s, src_pitch, t, tp, width, height, a, st);
-      break;
-    case 2:
-      err = launch_words_h < 2 > (s, src_pitch, t, tp, width, height, a, st);
-      break;
-    case 3:
-      err = launch_words_h < 3 > (s, src_pitch, t, tp, width, height, a, st);
-      break;
-    default:
-      err = launch_words_h < 4 > (s, src_pitch, t, tp, width, height, a, st);
-      break;
-  }
-  if (err != cudaSuccess)
-    return err;
-  const int columns = width * channels;
-  const int row_blocks = (height + kWordsVRows - 1) / kWordsVRows;
-  const int grid_y = row_blocks < kWordsMaxGridY ? row_blocks : kWordsMaxGridY;
-  if (a.ry <= kWordsTileMaxRadius) {
-    const dim3 grid ((columns + kWordsTileColumns - 1) / kWordsTileColumns,
-        grid_y);
-    const size_t smem = sizeof (double) * (kWordsVRows + 2 * a.ry) *
-        kWordsTileColumns;
-    blur_words_v_tile_kernel <<< grid, kWordsTileThreads, smem, st >>> (t,
-        tp, (uint8_t *) dst, dst_pitch, columns, channels, height, a);
-  } else {
-    const dim3 grid ((columns + kWordsVColumns - 1) / kWordsVColumns, grid_y);
-    blur_words_v_kernel <<< grid, kWordsVColumns, 0, st >>> (t, tp,
-        (uint8_t *) dst, dst_pitch, columns, channels, height, a);
-  }
-  return cudaGetLastError ();
+  const int r = a.rx > a.ry ? a.rx : a.ry;
+  if (channels > 2 || r > kWordsTileMaxRadius
+      || (height + kWordsTileRows - 1) / kWordsTileRows > kWordsMaxGridY)
+    return launch_words_two_passes (s, src_pitch, d, dst_pitch, width,
+        height, channels, a, (float *) scratch, st);
+  if (r <= 4)
+    return launch_words_tile_of < 4 > (channels, s, src_pitch, d, dst_pitch,
+        width, height, a, st);
+  if (r <= 8)
+    return launch_words_tile_of < 8 > (channels, s, src_pitch, d, dst_pitch,
+        width, height, a, st);
+  if (r <= 12)
+    return launch_words_tile_of < 12 > (channels, s, src_pitch, d,
+        dst_pitch, width, height, a, st);
+  return launch_words_tile_of < 16 > (channels, s, src_pitch, d, dst_pitch,
+      width, height, a, st);
 }

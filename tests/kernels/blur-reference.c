@@ -334,6 +334,110 @@ GST_START_TEST (test_words_reference_is_a_true_gaussian)
 
 GST_END_TEST;
 
+/* Half the spacing of floats at x > 0: the most a rounding to a float of
+ * at most x moves it */
+static double
+half_ulp (double x)
+{
+  int e;
+
+  frexp (x, &e);
+  return ldexp (1.0, e - 25);
+}
+
+/* The bound of docs/design/high-bit-depth.md on what the roundings of one
+ * pass move its sum, for values up to `top` whose pairs round by up to
+ * pair_error: each fma's rounding is at most half a float's spacing at
+ * its result, which is at most top times the weights summed so far
+ * (outermost first, so small while most taps are added) */
+static double
+taps_bound (const float *w, int r, double top, double pair_error)
+{
+  double bound = 0, so_far = 0;
+  int i;
+
+  for (i = r; i >= 1; i--) {
+    so_far += 2.0 * w[i];
+    bound += half_ulp (top * so_far * (1 + 1e-6)) + w[i] * pair_error;
+  }
+  so_far += w[0];
+  return bound + half_ulp (top * so_far * (1 + 1e-6));
+}
+
+/* cf_blur_word_taps at every radius, wide and narrow kernels, on samples
+ * (integers: pairs exact) and on t (floats up to 65535: pairs rounded)
+ * of solid, random and extreme content: within the bound above of the
+ * exact sum with the same weights; and the two passes' bounds, with what
+ * the weights' own roundings (28 bits, then the nearest float) move a
+ * sum from the true Gaussian's, under 0.27 in all, so that the output is
+ * within 1 of the true Gaussian for any input. */
+GST_START_TEST (test_word_taps_rounding)
+{
+  const double top = 65535;
+  GRand *rand = g_rand_new ();
+  double worst = 0, worst_total = 0;
+  int r, narrow, content, trial, i;
+
+  for (r = 1; r <= CF_BLUR_MAX_RADIUS; r++)
+    for (narrow = 0; narrow <= 1; narrow++) {
+      double sigma = narrow ? r / 6.0 : r / 3.0, g[CF_BLUR_MAX_RADIUS + 1];
+      double total = 0, weights_error = 0, bounds[2];
+      float w[CF_BLUR_MAX_RADIUS + 1], p[2 * CF_BLUR_MAX_RADIUS + 1];
+      CfBlurKernel k;
+
+      fail_unless (cf_blur_kernel_make (sigma, r, CF_BLUR_WORD_BITS, &k) == 0);
+      cf_blur_word_weights (&k, w);
+      for (i = 0; i <= r; i++) {
+        g[i] = exp (-(double) i * i / (2 * sigma * sigma));
+        total += i ? 2 * g[i] : g[i];
+      }
+      for (i = 0; i <= r; i++)
+        weights_error += (i ? 2 : 1) * fabs (w[i] - g[i] / total) * top;
+      /* samples' pairs are exact; t's round by half a spacing at 2 top */
+      bounds[0] = taps_bound (w, r, top, 0);
+      bounds[1] = taps_bound (w, r, top, half_ulp (2 * top));
+      worst_total = MAX (worst_total, bounds[0] + bounds[1] +
+          2 * weights_error);
+      fail_unless (bounds[0] + bounds[1] + 2 * weights_error < 0.27,
+          "radius %d sigma %g: bound %g", r, sigma,
+          bounds[0] + bounds[1] + 2 * weights_error);
+
+      for (content = 0; content < 4; content++)
+        for (trial = 0; trial < (content ? 20 : 1); trial++) {
+          double exact = 0, got, err;
+          for (i = 0; i <= 2 * r; i++) {
+            switch (content) {
+              case 0:          /* solid, the top */
+                p[i] = (float) top;
+                break;
+              case 1:          /* random samples */
+                p[i] = (float) g_rand_int_range (rand, 0, 65536);
+                break;
+              case 2:          /* the extremes */
+                p[i] = g_rand_boolean (rand) ? (float) top : 0.0f;
+                break;
+              default:         /* t: floats with fraction bits */
+                p[i] = (float) g_rand_double_range (rand, 0, top);
+                break;
+            }
+          }
+          for (i = -r; i <= r; i++)
+            exact += (double) w[abs (i)] * p[r + i];
+          got = cf_blur_word_taps (w, r, p + r, 1);
+          err = fabs (got - exact);
+          worst = MAX (worst, err);
+          fail_unless (err <= bounds[content == 3],
+              "radius %d sigma %g content %d: %.6f from the exact sum, "
+              "bound %.6f", r, sigma, content, err, bounds[content == 3]);
+        }
+    }
+  g_print ("words' taps: largest rounding %.4f; largest bound of both "
+      "passes and the weights %.4f\n", worst, worst_total);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 CF_TEST_SUITE (blur_reference_suite, "blur-reference",
     CF_TEST_CASE ("general", 300),
     CF_TEST (test_radius_rule),
@@ -341,6 +445,7 @@ CF_TEST_SUITE (blur_reference_suite, "blur-reference",
     CF_TEST (test_border_rules),
     CF_TEST (test_reference_is_a_true_gaussian),
     CF_TEST (test_identity_and_tiny_frames),
-    CF_TEST (test_words_reference_is_a_true_gaussian));
+    CF_TEST (test_words_reference_is_a_true_gaussian),
+    CF_TEST (test_word_taps_rounding));
 
 GST_CHECK_MAIN (blur_reference);

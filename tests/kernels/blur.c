@@ -318,11 +318,16 @@ run_words_case (gint w, gint h, gint channels, gint depth, gint shift,
 }
 
 /* every channel count, border and sigma, P010's, I420_10's, P012's and
- * 16-bit layouts, on small odd frames and on frames wider than a block
- * and taller than the grid's rows of 16; 4K P010 luma and chroma */
+ * 16-bit layouts, on small odd frames and on frames wider than a tile
+ * (224 pixels, or 160 with 2 channels) and taller than one (32 rows);
+ * 4K P010 luma and chroma, and a luma plane the two passes take */
 GST_START_TEST (test_blur_words_equals_reference)
 {
-  static const double sigmas[] = { 0.3, 1, 2.6, 5, 20, 50 };
+  /* with the next one halved for y: (0.3, 0.5) and (1, 1.3) in the one
+   * pass's radius bucket 4, (2.6, 2) in 8, (4, 2.5) in 12, (5, 5.3) in
+   * 16; (10.6, 25) and (50, 0.15) in the two passes, as are 3 and 4
+   * channels */
+  static const double sigmas[] = { 0.3, 1, 2.6, 4, 5, 10.6, 50 };
   static const struct
   {
     gint depth, shift;
@@ -351,6 +356,8 @@ GST_START_TEST (test_blur_words_equals_reference)
   run_words_case (3840, 2160, 1, 10, 6, 2.6, 2.6, CF_BORDER_REPLICATE,
       PITCH_PADDED, FALSE);
   run_words_case (1920, 1080, 2, 10, 6, 1.3, 1.3, CF_BORDER_REFLECT_101,
+      PITCH_PADDED, FALSE);
+  run_words_case (1920, 1080, 1, 12, 4, 20, 20, CF_BORDER_CONSTANT,
       PITCH_PADDED, FALSE);
 }
 
