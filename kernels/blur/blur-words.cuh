@@ -156,63 +156,79 @@ blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   const int y0 = blockIdx.y * kWordsTileRows;
 
   /* the samples of the tile and its halo, the border rule applied, in
-   * units of 4 samples (L is a multiple of 4): first every word of a batch
-   * of units loaded, 8 bytes at once where the unit lies in the frame and
-   * on an 8-byte address, word by word elsewhere (the constant border's
-   * made up), then each made a float */
+   * units of 4 samples (L is a multiple of 4): a warp stages rows warp,
+   * warp + kWarps, ..., a lane the units lane, lane + 32, ... of each.
+   * Where a unit lies in the frame (and the rows on 8-byte addresses),
+   * one 8-byte load fetches it; elsewhere its 4 words, at the columns the
+   * border rule gives, the same for every row.  Every load of the warp's
+   * rows is issued before the first is converted. */
   constexpr int kUnitsRow = L / 4;
-  constexpr int kUnits = kRows * kUnitsRow;
-  constexpr int kUnitsEach = (kUnits + kWordsTileThreads - 1) /
-      kWordsTileThreads;
-  constexpr int kBatch = kUnitsEach < 8 ? kUnitsEach : 8;
-  static_assert (L % 4 == 0, "a staged row is whole units");
-  for (int b0 = 0; b0 < kUnitsEach; b0 += kBatch) {
-    uint32_t raw[kBatch][2];
+  constexpr int kUnitsLane = (kUnitsRow + 31) / 32;
+  constexpr int kRowsWarp = (kRows + kWarps - 1) / kWarps;
+  static_assert (L % 4 == 0 && (W - R) % (4 / C) == 0,
+      "whole units, 8-byte aligned in aligned rows");
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const bool rows_aligned = (((uintptr_t) src | src_pitch) & 7) == 0;
+  int first[kUnitsLane];        /* the unit's first word; -1: word by word */
+  int column[kUnitsLane][4];    /* each word's; -1: the constant border */
 #pragma unroll
-    for (int b = 0; b < kBatch; b++) {
-      const int u = threadIdx.x + (b0 + b) * kWordsTileThreads;
-      const int r = u / kUnitsRow, j = u % kUnitsRow * 4;
-      const int sy = border_index (y0 - R + r, height, a.border);
-      const int x = x0 - R + j / C;     /* the unit's first pixel */
-      const uint8_t *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
-      const uint16_t *words = (const uint16_t *) row + (size_t) x *C;
-      raw[b][0] = raw[b][1] = 0;
-      if (u >= kUnits)
+  for (int k = 0; k < kUnitsLane; k++) {
+    const int j = 4 * (lane + 32 * k);
+    const int x = x0 - R + j / C;
+    first[k] = rows_aligned && x >= 0 && x + 4 / C <= width ? x * C : -1;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      /* (j is a multiple of 4, and C 1 or 2: the channel is q's) */
+      const int sx = border_index (x0 - R + (j + q) / C, width, a.border);
+      column[k][q] = sx < 0 ? -1 : sx * C + q % C;
+    }
+  }
+  uint32_t raw[kRowsWarp][kUnitsLane][2];
+#pragma unroll
+  for (int i = 0; i < kRowsWarp; i++) {
+    const int r = warp + i * kWarps;
+    const int sy = border_index (y0 - R + r, height, a.border);
+    const uint16_t *row = (const uint16_t *) (src + (size_t) (sy < 0 ? 0 :
+            sy) * src_pitch);
+#pragma unroll
+    for (int k = 0; k < kUnitsLane; k++) {
+      raw[i][k][0] = raw[i][k][1] = 0;
+      if (r >= kRows || lane + 32 * k >= kUnitsRow)
         continue;
-      if (sy >= 0 && x >= 0 && x + 4 / C <= width
-          && ((uintptr_t) words & 7) == 0) {
-        const uint2 v = __ldg ((const uint2 *) words);
-        raw[b][0] = v.x;
-        raw[b][1] = v.y;
+      if (sy >= 0 && first[k] >= 0) {
+        const uint2 v = __ldg ((const uint2 *) (row + first[k]));
+        raw[i][k][0] = v.x;
+        raw[i][k][1] = v.y;
       } else {
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-          const int sx = border_index (x0 - R + (j + k) / C, width, a.border);
-          /* (j is a multiple of 4, and C of 1 or 2: the channel is k's) */
-          const uint32_t word = (sy < 0 || sx < 0) ? a.border_word[k % C] :
-              __ldg ((const uint16_t *) row + (size_t) sx * C + k % C);
-          raw[b][k / 2] |= word << (k % 2 * 16);
+        for (int q = 0; q < 4; q++) {
+          const uint32_t word = (sy < 0 || column[k][q] < 0) ?
+              a.border_word[q % C] : __ldg (row + column[k][q]);
+          raw[i][k][q / 2] |= word << (q % 2 * 16);
         }
       }
     }
+  }
 #pragma unroll
-    for (int b = 0; b < kBatch; b++) {
-      const int u = threadIdx.x + (b0 + b) * kWordsTileThreads;
-      if (u < kUnits) {
-        float *out = tile + u / kUnitsRow * L + u % kUnitsRow * 4;
+  for (int i = 0; i < kRowsWarp; i++) {
+    const int r = warp + i * kWarps;
 #pragma unroll
-        for (int k = 0; k < 4; k++)
-          out[k] = int_to_float ((raw[b][k / 2] >> (k % 2 * 16 + a.shift)) &
-              mask);
-      }
+    for (int k = 0; k < kUnitsLane; k++) {
+      if (r >= kRows || lane + 32 * k >= kUnitsRow)
+        continue;
+      float4 f;
+      f.x = int_to_float ((raw[i][k][0] >> a.shift) & mask);
+      f.y = int_to_float ((raw[i][k][0] >> (16 + a.shift)) & mask);
+      f.z = int_to_float ((raw[i][k][1] >> a.shift) & mask);
+      f.w = int_to_float ((raw[i][k][1] >> (16 + a.shift)) & mask);
+      reinterpret_cast < float4 * >(tile + r * L)[lane + 32 * k] = f;
     }
   }
   __syncthreads ();
 
   /* rows: a warp a row, a lane K pixels of it, t written over the samples
    * once the whole warp has read its taps */
-  const int lane = threadIdx.x % 32;
-  for (int r = threadIdx.x / 32; r < kRows; r += kWarps) {
+  for (int r = warp; r < kRows; r += kWarps) {
     float *row = tile + r * L;
     float p[(K + 2 * R) * C];
 #pragma unroll
