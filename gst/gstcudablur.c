@@ -285,6 +285,55 @@ gst_cuda_blur_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   update_passthrough (GST_CUDA_BLUR (trans));
 }
 
+/* Words of 10 to 16 bits: every plane blurred by one call (one launch
+ * where the kernels allow), unless a plane is not blurred at all (sigma
+ * 0: copied as it is, bits outside the samples included).  Returns FALSE
+ * where it did nothing. */
+static gboolean
+blur_words_at_once (GstCudaBlur * self, const GstCudaFiltersFrame * in,
+    const GstCudaFiltersFrame * out, guint depth, CfBorder border,
+    gpointer scratch, CfStream stream, CfError * err)
+{
+  const GstVideoFormatInfo *finfo = in->info->finfo;
+  gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+  CfBlurWordPlane planes[3];
+  guint n = GST_VIDEO_INFO_N_PLANES (in->info), p, c;
+  gint shift = -1;
+
+  if (n > G_N_ELEMENTS (planes))
+    return FALSE;
+  for (p = 0; p < n; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    guint wsub, hsub;
+    /* constant border: black (Y 16, chroma 128, at the depth) */
+    guint16 value = yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+
+    gst_video_format_info_component (finfo, p, comp);
+    wsub = MIN (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]), 1);
+    hsub = MIN (GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]), 1);
+    planes[p].src = in->data[p];
+    planes[p].src_pitch = in->stride[p];
+    planes[p].dst = out->data[p];
+    planes[p].dst_pitch = out->stride[p];
+    planes[p].width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
+    planes[p].height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
+    planes[p].channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) / 2;
+    planes[p].kx = &self->word_kx[wsub];
+    planes[p].ky = &self->word_ky[hsub];
+    for (c = 0; c < 4; c++)
+      planes[p].border_value[c] = value;
+    if (planes[p].kx->radius == 0 && planes[p].ky->radius == 0)
+      return FALSE;
+    /* one shift for all: every format of words has one */
+    if (shift >= 0 && shift != GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]))
+      return FALSE;
+    shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]);
+  }
+  *err = cf_blur_planes_words (planes, (int) n, (int) depth, shift, border,
+      scratch, stream);
+  return TRUE;
+}
+
 static CfError
 gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
     const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
@@ -322,6 +371,10 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   scratch = gst_cuda_filters_base_get_scratch (base, scratch_size);
   if (!scratch)
     return CF_ERROR_MEMORY_ALLOCATION;
+
+  if (words && blur_words_at_once (self, in, out, depth, s.border, scratch,
+          stream, &err))
+    return err;
 
   for (p = 0; err == 0 && p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];

@@ -227,6 +227,27 @@ CfError cf_blur_plane_words (const void *src, size_t src_pitch,
     CfBorder border, const uint16_t border_value[4], void *scratch,
     CfStream stream);
 
+/* A plane of cf_blur_planes_words: as cf_blur_plane_words' arguments */
+typedef struct
+{
+  const void *src;
+  size_t src_pitch;
+  void *dst;
+  size_t dst_pitch;
+  int width, height, channels;
+  const CfBlurKernel *kx, *ky;
+  uint16_t border_value[4];
+} CfBlurWordPlane;
+
+/* Blurs a frame's planes (1 to 3), each as cf_blur_plane_words would, to
+ * the same words; in one launch where it can: the first plane of one
+ * channel and the others alike, at radii (the larger of x and y) up to 4
+ * and 4, 8 and 4, 12 and 8 or 16 and 8 (sigma and sigma / 2); otherwise
+ * plane by plane.  scratch: cf_blur_word_scratch_bytes () of the largest
+ * plane. */
+CfError cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
+    int depth, int shift, CfBorder border, void *scratch, CfStream stream);
+
 void cf_ref_blur_plane_words (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int channels,
     int depth, int shift, const CfBlurKernel * kx, const CfBlurKernel * ky,

@@ -33,8 +33,6 @@ struct WordBlurArgs
   int border;
   int depth, shift;
   float border_value[4];
-  /* border_value in its place in a word */
-  uint32_t border_word[4];
   /* t of a row of border_value, for the two passes' rows past the frame */
   float border_t[4];
   /* cf_blur_word_weights (); 0 past the radius */
@@ -140,20 +138,46 @@ words_tile_put (float *row, int index, const float *v)
     row[index] = v[0];
 }
 
-template < int R, int C > __global__ void
-__launch_bounds__ (kWordsTileThreads)
-blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
-    size_t dst_pitch, int width, int height, WordBlurArgs a)
+/* A plane of a one-pass launch: its tiles are blocks first_block to
+ * first_block + tiles_x x tiles_y - 1 of the grid, row by row */
+struct WordTilePlane
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch, dst_pitch;
+  int width, height;
+  int tiles_x, first_block;
+  uint32_t border_word[4];      /* the constant border's, in its place */
+  /* cf_blur_word_weights (); 0 past the radius */
+  float wx[kWordsTileMaxRadius + 1];
+  float wy[kWordsTileMaxRadius + 1];
+};
+
+struct WordTileArgs
+{
+  int n_planes;
+  int depth, shift, border;
+  WordTilePlane plane[3];
+};
+
+/* One tile of plane p: R its radius bucket, C its channels; tile[] the
+ * block's shared memory */
+template < int R, int C > __device__ __forceinline__ void
+words_tile (const WordTilePlane & p, int index, int depth, int shift,
+    int border, float *tile)
 {
   constexpr int K = words_tile_run < C > ();
   constexpr int W = words_tile_pixels < C > ();
   constexpr int L = words_tile_row_floats < R, C > ();
   constexpr int kRows = kWordsTileRows + 2 * R;
   constexpr int kWarps = kWordsTileThreads / 32;
-  extern __shared__ float tile[];       /* kRows x L: samples, then t */
-  const uint32_t mask = (1u << a.depth) - 1;
-  const int x0 = blockIdx.x * W;
-  const int y0 = blockIdx.y * kWordsTileRows;
+  /* tile: kRows x L floats, the samples, then t */
+  const uint32_t mask = (1u << depth) - 1;
+  const uint8_t *src = p.src;
+  const size_t src_pitch = p.src_pitch, dst_pitch = p.dst_pitch;
+  const int width = p.width, height = p.height;
+  const int x0 = index % p.tiles_x * W;
+  const int y0 = index / p.tiles_x * kWordsTileRows;
 
   /* the samples of the tile and its halo, the border rule applied, in
    * units of 4 samples (L is a multiple of 4): a warp stages rows warp,
@@ -179,7 +203,7 @@ blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 #pragma unroll
     for (int q = 0; q < 4; q++) {
       /* (j is a multiple of 4, and C 1 or 2: the channel is q's) */
-      const int sx = border_index (x0 - R + (j + q) / C, width, a.border);
+      const int sx = border_index (x0 - R + (j + q) / C, width, border);
       column[k][q] = sx < 0 ? -1 : sx * C + q % C;
     }
   }
@@ -187,7 +211,7 @@ blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 #pragma unroll
   for (int i = 0; i < kRowsWarp; i++) {
     const int r = warp + i * kWarps;
-    const int sy = border_index (y0 - R + r, height, a.border);
+    const int sy = border_index (y0 - R + r, height, border);
     const uint16_t *row = (const uint16_t *) (src + (size_t) (sy < 0 ? 0 :
             sy) * src_pitch);
 #pragma unroll
@@ -203,7 +227,7 @@ blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 #pragma unroll
         for (int q = 0; q < 4; q++) {
           const uint32_t word = (sy < 0 || column[k][q] < 0) ?
-              a.border_word[q % C] : __ldg (row + column[k][q]);
+              p.border_word[q % C] : __ldg (row + column[k][q]);
           raw[i][k][q / 2] |= word << (q % 2 * 16);
         }
       }
@@ -217,10 +241,10 @@ blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
       if (r >= kRows || lane + 32 * k >= kUnitsRow)
         continue;
       float4 f;
-      f.x = int_to_float ((raw[i][k][0] >> a.shift) & mask);
-      f.y = int_to_float ((raw[i][k][0] >> (16 + a.shift)) & mask);
-      f.z = int_to_float ((raw[i][k][1] >> a.shift) & mask);
-      f.w = int_to_float ((raw[i][k][1] >> (16 + a.shift)) & mask);
+      f.x = int_to_float ((raw[i][k][0] >> shift) & mask);
+      f.y = int_to_float ((raw[i][k][0] >> (16 + shift)) & mask);
+      f.z = int_to_float ((raw[i][k][1] >> shift) & mask);
+      f.w = int_to_float ((raw[i][k][1] >> (16 + shift)) & mask);
       reinterpret_cast < float4 * >(tile + r * L)[lane + 32 * k] = f;
     }
   }
@@ -230,17 +254,17 @@ blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
    * once the whole warp has read its taps */
   for (int r = warp; r < kRows; r += kWarps) {
     float *row = tile + r * L;
-    float p[(K + 2 * R) * C];
+    float v[(K + 2 * R) * C];
 #pragma unroll
     for (int j = 0; j < K + 2 * R; j++)
-      words_tile_get < C > (row, lane * K + j, p + j * C);
+      words_tile_get < C > (row, lane * K + j, v + j * C);
     float t[K * C];
 #pragma unroll
     for (int k = 0; k < K; k++)
 #pragma unroll
       for (int c = 0; c < C; c++)
-        t[k * C + c] = words_taps_fixed < R > (a.wx, [&](int i) {
-              return p[(k + R + i) * C + c];});
+        t[k * C + c] = words_taps_fixed < R > (p.wx, [&](int i) {
+              return v[(k + R + i) * C + c];});
     __syncwarp ();
 #pragma unroll
     for (int k = 0; k < K; k++)
@@ -263,16 +287,44 @@ blur_words_tile_kernel (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 #pragma unroll
     for (int j = 0; j < KY + 2 * R; j++)
       q[j] = column[j * L];
-    uint16_t *out = (uint16_t *) (dst + (size_t) (y0 + g * KY) * dst_pitch) +
+    uint16_t *out = (uint16_t *) (p.dst + (size_t) (y0 + g * KY) * dst_pitch) +
         (size_t) x0 *C + col;
 #pragma unroll
     for (int k = 0; k < KY; k++) {
-      const float v = words_taps_fixed < R > (a.wy, [&](int i) {
+      const float v = words_taps_fixed < R > (p.wy, [&](int i) {
             return q[k + R + i];});
       if (y0 + g * KY + k < height)
         *(uint16_t *) ((uint8_t *) out + (size_t) k * dst_pitch) =
-            word_out (v, mask, a.shift);
+            word_out (v, mask, shift);
     }
+  }
+}
+
+template < int R, int C > __global__ void
+__launch_bounds__ (kWordsTileThreads)
+blur_words_tile_kernel (const __grid_constant__ WordTileArgs a)
+{
+  extern __shared__ float tile[];
+  words_tile < R, C > (a.plane[0], blockIdx.x, a.depth, a.shift, a.border,
+      tile);
+}
+
+/* Planes of a frame in one launch: the first (luma) of one channel and
+ * radius bucket RL, then 1 or 2 more of CC channels and bucket RC; a
+ * block tiles the plane its index falls in */
+template < int RL, int RC, int CC > __global__ void
+__launch_bounds__ (kWordsTileThreads)
+blur_words_planes_kernel (const __grid_constant__ WordTileArgs a)
+{
+  extern __shared__ float tile[];
+  const int b = blockIdx.x;
+  if (b < a.plane[1].first_block) {
+    words_tile < RL, 1 > (a.plane[0], b, a.depth, a.shift, a.border, tile);
+  } else {
+    const WordTilePlane & p = a.plane[a.n_planes > 2
+        && b >= a.plane[2].first_block ? 2 : 1];
+    words_tile < RC, CC > (p, b - p.first_block, a.depth, a.shift, a.border,
+        tile);
   }
 }
 

@@ -443,37 +443,129 @@ launch_words_h (const uint8_t * src, size_t src_pitch, float *t,
   return cudaGetLastError ();
 }
 
-template < int R, int C > cudaError_t
-launch_words_tile (const uint8_t * src, size_t src_pitch, uint8_t * dst,
-    size_t dst_pitch, int width, int height, const WordBlurArgs & a,
+/* The one pass's radius bucket for radius r, 0 beyond it (two passes) */
+int
+words_bucket (int r)
+{
+  return r <= 4 ? 4 : r <= 8 ? 8 : r <= 12 ? 12 :
+      r <= kWordsTileMaxRadius ? kWordsTileMaxRadius : 0;
+}
+
+/* the bucket of a plane: of the larger of its radii; 0 where the one pass
+ * does not take it */
+int
+words_plane_bucket (const CfBlurWordPlane * p)
+{
+  if (p->channels > 2)
+    return 0;
+  return words_bucket (p->kx->radius > p->ky->radius ? p->kx->radius :
+      p->ky->radius);
+}
+
+/* A plane's share of a one-pass launch, from block `first_block` on;
+ * returns its blocks */
+int
+words_tile_plane (WordTilePlane * t, const CfBlurWordPlane * p, int depth,
+    int shift, int first_block)
+{
+  const int pixels = p->channels == 1 ? words_tile_pixels < 1 > () :
+      words_tile_pixels < 2 > ();
+  float w[CF_BLUR_MAX_RADIUS + 1];
+
+  t->src = (const uint8_t *) p->src;
+  t->dst = (uint8_t *) p->dst;
+  t->src_pitch = p->src_pitch;
+  t->dst_pitch = p->dst_pitch;
+  t->width = p->width;
+  t->height = p->height;
+  t->tiles_x = (p->width + pixels - 1) / pixels;
+  t->first_block = first_block;
+  for (int c = 0; c < 4; c++)
+    t->border_word[c] = (uint32_t) (p->border_value[c] &
+        ((1u << depth) - 1)) << shift;
+  cf_blur_word_weights (p->kx, w);
+  for (int i = 0; i <= kWordsTileMaxRadius; i++)
+    t->wx[i] = w[i];
+  cf_blur_word_weights (p->ky, w);
+  for (int i = 0; i <= kWordsTileMaxRadius; i++)
+    t->wy[i] = w[i];
+  return t->tiles_x * ((p->height + kWordsTileRows - 1) / kWordsTileRows);
+}
+
+template < typename K > cudaError_t
+launch_tiles (K kernel, size_t smem, int blocks, const WordTileArgs & a,
     cudaStream_t stream)
 {
-  constexpr size_t smem = words_tile_smem < R, C > ();
-  constexpr int pixels = words_tile_pixels < C > ();
   const DeviceInfo *info;
   cudaError_t e = cf::current_device_info (&info);
   if (e == cudaSuccess && smem > 48 * 1024)
-    e = allow_dynamic_smem (blur_words_tile_kernel < R, C >, info);
+    e = allow_dynamic_smem (kernel, info);
   if (e != cudaSuccess)
     return e;
-  const dim3 grid ((width + pixels - 1) / pixels,
-      (height + kWordsTileRows - 1) / kWordsTileRows);
-  blur_words_tile_kernel < R, C > <<< grid, kWordsTileThreads, smem,
-      stream >>> (src, src_pitch, dst, dst_pitch, width, height, a);
+  kernel <<< blocks, kWordsTileThreads, smem, stream >>> (a);
   return cudaGetLastError ();
 }
 
-/* the one-pass kernel of radius bucket R, for 1 or 2 channels */
+/* one plane in one pass, bucket R */
 template < int R > cudaError_t
-launch_words_tile_of (int channels, const uint8_t * src, size_t src_pitch,
-    uint8_t * dst, size_t dst_pitch, int width, int height,
-    const WordBlurArgs & a, cudaStream_t stream)
+launch_words_tile (const CfBlurWordPlane * p, int depth, int shift,
+    CfBorder border, cudaStream_t stream)
 {
-  if (channels == 1)
-    return launch_words_tile < R, 1 > (src, src_pitch, dst, dst_pitch,
-        width, height, a, stream);
-  return launch_words_tile < R, 2 > (src, src_pitch, dst, dst_pitch, width,
-      height, a, stream);
+  WordTileArgs a = { };
+  a.n_planes = 1;
+  a.depth = depth;
+  a.shift = shift;
+  a.border = border;
+  const int blocks = words_tile_plane (&a.plane[0], p, depth, shift, 0);
+  if (p->channels == 1)
+    return launch_tiles (blur_words_tile_kernel < R, 1 >,
+        words_tile_smem < R, 1 > (), blocks, a, stream);
+  return launch_tiles (blur_words_tile_kernel < R, 2 >,
+      words_tile_smem < R, 2 > (), blocks, a, stream);
+}
+
+/* a frame's planes in one pass and one launch: luma of bucket RL, then
+ * the others of CC channels and bucket RC */
+template < int RL, int RC, int CC > cudaError_t
+launch_words_planes (const CfBlurWordPlane * planes, int n_planes, int depth,
+    int shift, CfBorder border, cudaStream_t stream)
+{
+  constexpr size_t smem = words_tile_smem < RL, 1 > () >
+      words_tile_smem < RC, CC > ()? words_tile_smem < RL, 1 > () :
+      words_tile_smem < RC, CC > ();
+  WordTileArgs a = { };
+  int blocks = 0;
+  a.n_planes = n_planes;
+  a.depth = depth;
+  a.shift = shift;
+  a.border = border;
+  for (int i = 0; i < n_planes; i++)
+    blocks += words_tile_plane (&a.plane[i], &planes[i], depth, shift,
+        blocks);
+  return launch_tiles (blur_words_planes_kernel < RL, RC, CC >, smem, blocks,
+      a, stream);
+}
+
+/* The one launch for planes whose buckets have a kernel: (luma, chroma)
+ * (4, 4), (8, 4), (12, 8) or (16, 8), as sigma and sigma / 2 give;
+ * cudaErrorNotSupported for the others */
+template < int CC > cudaError_t
+launch_words_planes_of (int luma, int chroma, const CfBlurWordPlane * planes,
+    int n_planes, int depth, int shift, CfBorder border, cudaStream_t st)
+{
+  if (luma == 4 && chroma == 4)
+    return launch_words_planes < 4, 4, CC > (planes, n_planes, depth, shift,
+        border, st);
+  if (luma == 8 && chroma == 4)
+    return launch_words_planes < 8, 4, CC > (planes, n_planes, depth, shift,
+        border, st);
+  if (luma == 12 && chroma == 8)
+    return launch_words_planes < 12, 8, CC > (planes, n_planes, depth, shift,
+        border, st);
+  if (luma == 16 && chroma == 8)
+    return launch_words_planes < 16, 8, CC > (planes, n_planes, depth, shift,
+        border, st);
+  return cudaErrorNotSupported;
 }
 
 /* the two passes through scratch: any radius and channel count */
@@ -521,6 +613,68 @@ cf_blur_word_scratch_bytes (int width, int height, int channels)
   return word_t_pitch (width, channels) * sizeof (float) * height;
 }
 
+namespace {
+
+/* cf_blur_plane_words' checks of one plane */
+bool
+word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
+{
+  const size_t row_bytes = 2 * (size_t) p->width * p->channels;
+  return p->src && p->dst && p->width > 0 && p->height > 0
+      && p->channels >= 1 && p->channels <= 4 && depth >= 9 && depth <= 16
+      && shift >= 0 && shift <= 16 - depth && p->src_pitch >= row_bytes
+      && p->dst_pitch >= row_bytes
+      && !(((uintptr_t) p->src | (uintptr_t) p->dst | p->src_pitch |
+              p->dst_pitch) & 1)
+      && kernel_ok (p->kx, CF_BLUR_WORD_BITS)
+      && kernel_ok (p->ky, CF_BLUR_WORD_BITS)
+      && (long long) p->width * p->channels <= INT32_MAX
+      && (long long) ((p->width + 31) / 32) * ((p->height + 31) / 32) <=
+      INT32_MAX / 4;
+}
+
+/* one plane, checked: in one pass where it can, else two through scratch */
+cudaError_t
+blur_word_plane (const CfBlurWordPlane * p, int depth, int shift,
+    CfBorder border, void *scratch, cudaStream_t st)
+{
+  switch (words_plane_bucket (p)) {
+    case 4:
+      return launch_words_tile < 4 > (p, depth, shift, border, st);
+    case 8:
+      return launch_words_tile < 8 > (p, depth, shift, border, st);
+    case 12:
+      return launch_words_tile < 12 > (p, depth, shift, border, st);
+    case kWordsTileMaxRadius:
+      return launch_words_tile < kWordsTileMaxRadius > (p, depth, shift,
+          border, st);
+    default:
+      break;
+  }
+
+  WordBlurArgs a = { };
+  a.rx = p->kx->radius;
+  a.ry = p->ky->radius;
+  a.border = border;
+  a.depth = depth;
+  a.shift = shift;
+  cf_blur_word_weights (p->kx, a.wx);
+  cf_blur_word_weights (p->ky, a.wy);
+  for (int c = 0; c < 4; c++) {
+    /* t of a row of the value: the taps' sum over 2 rx + 1 copies */
+    float row[2 * CF_BLUR_MAX_RADIUS + 1];
+    a.border_value[c] = (float) (p->border_value[c] & ((1u << depth) - 1));
+    for (int i = 0; i <= 2 * a.rx; i++)
+      row[i] = a.border_value[c];
+    a.border_t[c] = cf_blur_word_taps (a.wx, a.rx, row + a.rx, 1);
+  }
+  return launch_words_two_passes ((const uint8_t *) p->src, p->src_pitch,
+      (uint8_t *) p->dst, p->dst_pitch, p->width, p->height, p->channels, a,
+      (float *) scratch, st);
+}
+
+}                               /* namespace */
+
 extern "C" CfError
 cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int channels, int depth,
@@ -528,55 +682,53 @@ cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
     CfBorder border, const uint16_t border_value[4], void *scratch,
     CfStream stream)
 {
-  const size_t row_bytes = 2 * (size_t) width * channels;
-  if (!src || !dst || !scratch || width <= 0 || height <= 0 || channels < 1
-      || channels > 4 || depth < 9 || depth > 16 || shift < 0
-      || shift > 16 - depth || src_pitch < row_bytes || dst_pitch < row_bytes
-      || (((uintptr_t) src | (uintptr_t) dst | src_pitch | dst_pitch) & 1)
-      || ((uintptr_t) scratch & 3)
-      || !kernel_ok (kx, CF_BLUR_WORD_BITS)
-      || !kernel_ok (ky, CF_BLUR_WORD_BITS)
-      || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT
-      || (long long) width * channels > INT32_MAX)
-    return cudaErrorInvalidValue;
+  CfBlurWordPlane p = { src, src_pitch, dst, dst_pitch, width, height,
+    channels, kx, ky, {0, 0, 0, 0}
+  };
+  if (border_value)
+    for (int c = 0; c < 4; c++)
+      p.border_value[c] = border_value[c];
+  return cf_blur_planes_words (&p, 1, depth, shift, border, scratch, stream);
+}
 
-  WordBlurArgs a = { };
-  a.rx = kx->radius;
-  a.ry = ky->radius;
-  a.border = border;
-  a.depth = depth;
-  a.shift = shift;
-  cf_blur_word_weights (kx, a.wx);
-  cf_blur_word_weights (ky, a.wy);
-  for (int c = 0; c < 4; c++) {
-    /* t of a row of the value: the taps' sum over 2 rx + 1 copies */
-    float row[2 * CF_BLUR_MAX_RADIUS + 1];
-    a.border_word[c] = (border_value ?
-        border_value[c] & ((1u << depth) - 1) : 0) << shift;
-    a.border_value[c] = (float) (a.border_word[c] >> shift);
-    for (int i = 0; i <= 2 * a.rx; i++)
-      row[i] = a.border_value[c];
-    a.border_t[c] = cf_blur_word_taps (a.wx, a.rx, row + a.rx, 1);
-  }
+extern "C" CfError
+cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
+    int depth, int shift, CfBorder border, void *scratch, CfStream stream)
+{
+  if (!planes || n_planes < 1 || n_planes > 3 || !scratch
+      || ((uintptr_t) scratch & 3)
+      || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT)
+    return cudaErrorInvalidValue;
+  for (int i = 0; i < n_planes; i++)
+    if (!word_plane_ok (&planes[i], depth, shift))
+      return cudaErrorInvalidValue;
 
   cf_forget_earlier_errors ();
-  const uint8_t *s = (const uint8_t *) src;
-  uint8_t *d = (uint8_t *) dst;
   cudaStream_t st = (cudaStream_t) stream;
-  const int r = a.rx > a.ry ? a.rx : a.ry;
-  if (channels > 2 || r > kWordsTileMaxRadius
-      || (height + kWordsTileRows - 1) / kWordsTileRows > kWordsMaxGridY)
-    return launch_words_two_passes (s, src_pitch, d, dst_pitch, width,
-        height, channels, a, (float *) scratch, st);
-  if (r <= 4)
-    return launch_words_tile_of < 4 > (channels, s, src_pitch, d, dst_pitch,
-        width, height, a, st);
-  if (r <= 8)
-    return launch_words_tile_of < 8 > (channels, s, src_pitch, d, dst_pitch,
-        width, height, a, st);
-  if (r <= 12)
-    return launch_words_tile_of < 12 > (channels, s, src_pitch, d,
-        dst_pitch, width, height, a, st);
-  return launch_words_tile_of < 16 > (channels, s, src_pitch, d, dst_pitch,
-      width, height, a, st);
+  /* one launch: luma of one channel, the others alike */
+  if (n_planes > 1 && planes[0].channels == 1) {
+    const int luma = words_plane_bucket (&planes[0]);
+    const int chroma = words_plane_bucket (&planes[1]);
+    bool alike = luma && chroma;
+    for (int i = 2; i < n_planes; i++)
+      alike = alike && planes[i].channels == planes[1].channels
+          && words_plane_bucket (&planes[i]) == chroma;
+    if (alike) {
+      cudaError_t err = planes[1].channels == 1 ?
+          launch_words_planes_of < 1 > (luma, chroma, planes, n_planes, depth,
+          shift, border, st) :
+          launch_words_planes_of < 2 > (luma, chroma, planes, n_planes, depth,
+          shift, border, st);
+      if (err != cudaErrorNotSupported)
+        return err;
+    }
+  }
+  /* otherwise plane by plane, on the one stream (scratch in turn) */
+  for (int i = 0; i < n_planes; i++) {
+    cudaError_t err = blur_word_plane (&planes[i], depth, shift, border,
+        scratch, st);
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
 }

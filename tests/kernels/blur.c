@@ -363,6 +363,95 @@ GST_START_TEST (test_blur_words_equals_reference)
 
 GST_END_TEST;
 
+/* cf_blur_planes_words on a frame's planes at once, each against its CPU
+ * reference: P010 (luma, then chroma of 2 channels at half size and half
+ * sigma), I420_10 (3 planes, the chroma at half size) and Y444_10 (3
+ * alike, the same sigma, which no one launch takes) */
+typedef enum
+{ LAYOUT_P010, LAYOUT_I420_10, LAYOUT_Y444_10 } PlanesLayout;
+
+static void
+run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
+    CfBorder border, PitchMode mode)
+{
+  static const gchar *names[] = { "P010", "I420_10", "Y444_10" };
+  gboolean subsampled = layout != LAYOUT_Y444_10;
+  gint n = layout == LAYOUT_P010 ? 2 : 3, i, c;
+  gchar *what = g_strdup_printf ("blur planes of words %dx%d %s, sigma %g, "
+      "border %d, pitch mode %d", w, h, names[layout], sigma, border, mode);
+  PlaneCase pc[3];
+  CfBlurWordPlane planes[3];
+  CfBlurKernel k[3];
+  gsize scratch_size = 0;
+  void *scratch;
+  CfError err;
+
+  for (i = 0; i < n; i++) {
+    gint pw = i && subsampled ? (w + 1) / 2 : w;
+    gint ph = i && subsampled ? (h + 1) / 2 : h;
+    gint ch = i && layout == LAYOUT_P010 ? 2 : 1;
+    double s = i && subsampled ? sigma / 2 : sigma;
+    gsize row = 2 * (gsize) pw * ch;
+
+    plane_case_init (&pc[i], row, row, ph, mode);
+    plane_case_upload (&pc[i]);
+    fail_unless (cf_blur_kernel_make (s, cf_blur_radius_for_sigma (s),
+            CF_BLUR_WORD_BITS, &k[i]) == 0);
+    planes[i].src = pc[i].d_src + pc[i].src_off;
+    planes[i].src_pitch = pc[i].src_pitch;
+    planes[i].dst = pc[i].d_dst + pc[i].dst_off;
+    planes[i].dst_pitch = pc[i].dst_pitch;
+    planes[i].width = pw;
+    planes[i].height = ph;
+    planes[i].channels = ch;
+    planes[i].kx = planes[i].ky = &k[i];
+    for (c = 0; c < 4; c++)
+      planes[i].border_value[c] = g_rand_int_range (rand_, 0, 1024);
+    cf_ref_blur_plane_words (pc[i].src + pc[i].src_off, pc[i].src_pitch,
+        pc[i].want + pc[i].dst_off, pc[i].dst_pitch, pw, ph, ch, 10, 6, &k[i],
+        &k[i], border, planes[i].border_value);
+    scratch_size = MAX (scratch_size, cf_blur_word_scratch_bytes (pw, ph, ch));
+  }
+  CUDA_OK (cudaMalloc (&scratch, scratch_size));
+  CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  err = cf_blur_planes_words (planes, n, 10, 6, border, scratch, NULL);
+  for (i = 0; i < n; i++)
+    plane_case_finish (&pc[i], err, what);
+  CUDA_OK (cudaFree (scratch));
+  g_free (what);
+}
+
+/* sigmas whose (luma, chroma) radii fall in each pair of buckets one
+ * launch takes: 0.3 and 1 (4, 4), 2.6 (8, 4), 4 (12, 8), 5 (16, 8); and
+ * 10 (two passes), plane by plane */
+GST_START_TEST (test_blur_planes_words_equals_reference)
+{
+  static const double sigmas[] = { 0.3, 1, 2.6, 4, 5, 10 };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {1, 1}, {3, 7}, {37, 23}, {301, 37} };
+  guint s, f;
+  gint layout, border;
+  PitchMode mode;
+
+  for (layout = LAYOUT_P010; layout <= LAYOUT_Y444_10; layout++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+        for (f = 0; f < G_N_ELEMENTS (frames); f++)
+          for (mode = PITCH_TIGHT; mode <= PITCH_PADDED; mode++)
+            run_words_planes_case (frames[f].w, frames[f].h, layout,
+                sigmas[s], border, mode);
+  for (layout = LAYOUT_P010; layout <= LAYOUT_Y444_10; layout++) {
+    run_words_planes_case (1921, 1081, layout, 2.6, CF_BORDER_REPLICATE,
+        PITCH_PADDED);
+    run_words_planes_case (1921, 1081, layout, 5, CF_BORDER_CONSTANT,
+        PITCH_TIGHT);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_blur_words_invalid_arguments)
 {
   guint8 *d;
@@ -395,6 +484,23 @@ GST_START_TEST (test_blur_words_invalid_arguments)
           CF_BORDER_REPLICATE, NULL, d + 4098, NULL) == 0);
   fail_unless (cf_blur_word_scratch_bytes (8, 4, 4) >= 8 * 4 * 4 * 4);
   fail_unless (cf_blur_word_scratch_bytes (0, 4, 4) == 0);
+  {
+    /* planes: none, too many, one of them bad */
+    CfBlurWordPlane planes[4] = { {d, 16, d + 1024, 16, 8, 4, 1, &k, &k},
+    {d + 256, 16, d + 1280, 16, 4, 2, 2, &k, &k}
+    };
+    fail_unless (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    fail_if (cf_blur_planes_words (NULL, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    fail_if (cf_blur_planes_words (planes, 0, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    fail_if (cf_blur_planes_words (planes, 4, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    planes[1].dst_pitch = 15;
+    fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+  }
   CUDA_OK (cudaDeviceSynchronize ());
   CUDA_OK (cudaFree (d));
 }
@@ -411,4 +517,5 @@ CF_KERNEL_TEST_MAIN ("kernels-blur",
     CF_KERNEL_TEST (test_blur_extreme_weights),
     CF_KERNEL_TEST (test_blur_invalid_arguments),
     CF_KERNEL_TEST (test_blur_words_equals_reference),
+    CF_KERNEL_TEST (test_blur_planes_words_equals_reference),
     CF_KERNEL_TEST (test_blur_words_invalid_arguments));
