@@ -89,38 +89,30 @@ constexpr int kWordsTileMaxRadius = 16;
 
 /* pixels of a row a lane filters: odd, so that the lanes' runs start in
  * different banks (for 2 channels, 64-bit words of them) */
-template < int R, int C > __host__ __device__ constexpr int
+template < int C > __host__ __device__ constexpr int
 words_tile_run ()
 {
-  return C == 1 && R <= 8 ? 5 : C == 1 ? 7 : 5;
-}
-
-/* output rows of a tile: 64 where a tile of 64 rows still leaves room
- * for 4 blocks an SM, fewer halo rows filtered along the row */
-template < int R, int C > __host__ __device__ constexpr int
-words_tile_rows ()
-{
-  return C == 1 && R <= 8 ? 2 * kWordsTileRows : kWordsTileRows;
+  return C == 1 ? 7 : 5;
 }
 
 /* pixels of a tile's row: a warp's runs */
-template < int R, int C > __host__ __device__ constexpr int
+template < int C > __host__ __device__ constexpr int
 words_tile_pixels ()
 {
-  return 32 * words_tile_run < R, C > ();
+  return 32 * words_tile_run < C > ();
 }
 
 /* floats of a staged row: the tile's samples and the halo both sides */
 template < int R, int C > __host__ __device__ constexpr int
 words_tile_row_floats ()
 {
-  return (words_tile_pixels < R, C > () + 2 * R) * C;
+  return (words_tile_pixels < C > () + 2 * R) * C;
 }
 
 template < int R, int C > __host__ __device__ constexpr size_t
 words_tile_smem ()
 {
-  return sizeof (float) * (words_tile_rows < R, C > () + 2 * R) *
+  return sizeof (float) * (kWordsTileRows + 2 * R) *
       words_tile_row_floats < R, C > ();
 }
 
@@ -174,11 +166,10 @@ template < int R, int C > __device__ __forceinline__ void
 words_tile (const WordTilePlane & p, int index, int depth, int shift,
     int border, float *tile)
 {
-  constexpr int K = words_tile_run < R, C > ();
-  constexpr int W = words_tile_pixels < R, C > ();
+  constexpr int K = words_tile_run < C > ();
+  constexpr int W = words_tile_pixels < C > ();
   constexpr int L = words_tile_row_floats < R, C > ();
-  constexpr int TH = words_tile_rows < R, C > ();
-  constexpr int kRows = TH + 2 * R;
+  constexpr int kRows = kWordsTileRows + 2 * R;
   constexpr int kWarps = kWordsTileThreads / 32;
   /* tile: kRows x L floats, the samples, then t */
   const uint32_t mask = (1u << depth) - 1;
@@ -186,7 +177,7 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
   const size_t src_pitch = p.src_pitch, dst_pitch = p.dst_pitch;
   const int width = p.width, height = p.height;
   const int x0 = index % p.tiles_x * W;
-  const int y0 = index / p.tiles_x * TH;
+  const int y0 = index / p.tiles_x * kWordsTileRows;
 
   /* the samples of the tile and its halo, the border rule applied, in
    * units of 4 samples (L is a multiple of 4): a warp stages rows warp,
@@ -216,49 +207,45 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
       column[k][q] = sx < 0 ? -1 : sx * C + q % C;
     }
   }
-  /* a batch of the warp's rows at a time, to bound the registers */
-  constexpr int kBatch = kRowsWarp < 5 ? kRowsWarp : 5;
-  for (int i0 = 0; i0 < kRowsWarp; i0 += kBatch) {
-    uint32_t raw[kBatch][kUnitsLane][2];
+  uint32_t raw[kRowsWarp][kUnitsLane][2];
 #pragma unroll
-    for (int i = 0; i < kBatch; i++) {
-      const int r = warp + (i0 + i) * kWarps;
-      const int sy = border_index (y0 - R + r, height, border);
-      const uint16_t *row = (const uint16_t *) (src + (size_t) (sy < 0 ? 0 :
-              sy) * src_pitch);
+  for (int i = 0; i < kRowsWarp; i++) {
+    const int r = warp + i * kWarps;
+    const int sy = border_index (y0 - R + r, height, border);
+    const uint16_t *row = (const uint16_t *) (src + (size_t) (sy < 0 ? 0 :
+            sy) * src_pitch);
 #pragma unroll
-      for (int k = 0; k < kUnitsLane; k++) {
-        raw[i][k][0] = raw[i][k][1] = 0;
-        if (r >= kRows || lane + 32 * k >= kUnitsRow)
-          continue;
-        if (sy >= 0 && first[k] >= 0) {
-          const uint2 v = __ldg ((const uint2 *) (row + first[k]));
-          raw[i][k][0] = v.x;
-          raw[i][k][1] = v.y;
-        } else {
+    for (int k = 0; k < kUnitsLane; k++) {
+      raw[i][k][0] = raw[i][k][1] = 0;
+      if (r >= kRows || lane + 32 * k >= kUnitsRow)
+        continue;
+      if (sy >= 0 && first[k] >= 0) {
+        const uint2 v = __ldg ((const uint2 *) (row + first[k]));
+        raw[i][k][0] = v.x;
+        raw[i][k][1] = v.y;
+      } else {
 #pragma unroll
-          for (int q = 0; q < 4; q++) {
-            const uint32_t word = (sy < 0 || column[k][q] < 0) ?
-                p.border_word[q % C] : __ldg (row + column[k][q]);
-            raw[i][k][q / 2] |= word << (q % 2 * 16);
-          }
+        for (int q = 0; q < 4; q++) {
+          const uint32_t word = (sy < 0 || column[k][q] < 0) ?
+              p.border_word[q % C] : __ldg (row + column[k][q]);
+          raw[i][k][q / 2] |= word << (q % 2 * 16);
         }
       }
     }
+  }
 #pragma unroll
-    for (int i = 0; i < kBatch; i++) {
-      const int r = warp + (i0 + i) * kWarps;
+  for (int i = 0; i < kRowsWarp; i++) {
+    const int r = warp + i * kWarps;
 #pragma unroll
-      for (int k = 0; k < kUnitsLane; k++) {
-        if (r >= kRows || lane + 32 * k >= kUnitsRow)
-          continue;
-        float4 f;
-        f.x = int_to_float ((raw[i][k][0] >> shift) & mask);
-        f.y = int_to_float ((raw[i][k][0] >> (16 + shift)) & mask);
-        f.z = int_to_float ((raw[i][k][1] >> shift) & mask);
-        f.w = int_to_float ((raw[i][k][1] >> (16 + shift)) & mask);
-        reinterpret_cast < float4 * >(tile + r * L)[lane + 32 * k] = f;
-      }
+    for (int k = 0; k < kUnitsLane; k++) {
+      if (r >= kRows || lane + 32 * k >= kUnitsRow)
+        continue;
+      float4 f;
+      f.x = int_to_float ((raw[i][k][0] >> shift) & mask);
+      f.y = int_to_float ((raw[i][k][0] >> (16 + shift)) & mask);
+      f.z = int_to_float ((raw[i][k][1] >> shift) & mask);
+      f.w = int_to_float ((raw[i][k][1] >> (16 + shift)) & mask);
+      reinterpret_cast < float4 * >(tile + r * L)[lane + 32 * k] = f;
     }
   }
   __syncthreads ();
@@ -290,7 +277,7 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
   constexpr int KY = kWordsTileRowsEach;
   constexpr int kColumns = W * C;
   const int columns = (width - x0 < W ? width - x0 : W) * C;
-  for (int it = threadIdx.x; it < kColumns * (TH / KY);
+  for (int it = threadIdx.x; it < kColumns * (kWordsTileRows / KY);
       it += kWordsTileThreads) {
     const int col = it % kColumns, g = it / kColumns;
     if (col >= columns)

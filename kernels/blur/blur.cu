@@ -462,14 +462,14 @@ words_plane_bucket (const CfBlurWordPlane * p)
       p->ky->radius);
 }
 
-/* A plane's share of a one-pass launch in tiles of bucket R and C
- * channels, from block `first_block` on; returns its blocks */
-template < int R, int C > int
+/* A plane's share of a one-pass launch, from block `first_block` on;
+ * returns its blocks */
+int
 words_tile_plane (WordTilePlane * t, const CfBlurWordPlane * p, int depth,
     int shift, int first_block)
 {
-  constexpr int pixels = words_tile_pixels < R, C > ();
-  constexpr int rows = words_tile_rows < R, C > ();
+  const int pixels = p->channels == 1 ? words_tile_pixels < 1 > () :
+      words_tile_pixels < 2 > ();
   float w[CF_BLUR_MAX_RADIUS + 1];
 
   t->src = (const uint8_t *) p->src;
@@ -489,7 +489,7 @@ words_tile_plane (WordTilePlane * t, const CfBlurWordPlane * p, int depth,
   cf_blur_word_weights (p->ky, w);
   for (int i = 0; i <= kWordsTileMaxRadius; i++)
     t->wy[i] = w[i];
-  return t->tiles_x * ((p->height + rows - 1) / rows);
+  return t->tiles_x * ((p->height + kWordsTileRows - 1) / kWordsTileRows);
 }
 
 template < typename K > cudaError_t
@@ -516,14 +516,12 @@ launch_words_tile (const CfBlurWordPlane * p, int depth, int shift,
   a.depth = depth;
   a.shift = shift;
   a.border = border;
+  const int blocks = words_tile_plane (&a.plane[0], p, depth, shift, 0);
   if (p->channels == 1)
     return launch_tiles (blur_words_tile_kernel < R, 1 >,
-        words_tile_smem < R, 1 > (),
-        words_tile_plane < R, 1 > (&a.plane[0], p, depth, shift, 0), a,
-        stream);
+        words_tile_smem < R, 1 > (), blocks, a, stream);
   return launch_tiles (blur_words_tile_kernel < R, 2 >,
-      words_tile_smem < R, 2 > (),
-      words_tile_plane < R, 2 > (&a.plane[0], p, depth, shift, 0), a, stream);
+      words_tile_smem < R, 2 > (), blocks, a, stream);
 }
 
 /* a frame's planes in one pass and one launch: luma of bucket RL, then
@@ -541,11 +539,9 @@ launch_words_planes (const CfBlurWordPlane * planes, int n_planes, int depth,
   a.depth = depth;
   a.shift = shift;
   a.border = border;
-  blocks = words_tile_plane < RL, 1 > (&a.plane[0], &planes[0], depth, shift,
-      0);
-  for (int i = 1; i < n_planes; i++)
-    blocks += words_tile_plane < RC, CC > (&a.plane[i], &planes[i], depth,
-        shift, blocks);
+  for (int i = 0; i < n_planes; i++)
+    blocks += words_tile_plane (&a.plane[i], &planes[i], depth, shift,
+        blocks);
   return launch_tiles (blur_words_planes_kernel < RL, RC, CC >, smem, blocks,
       a, stream);
 }
