@@ -7,19 +7,22 @@
  * never contracts or reorders).
  *
  * One channel or two (the planes of every word format), both radii up to
- * 16: blur_words_tile_kernel, one pass.  A block stages a tile of samples
- * and its halo (border rule applied) in shared memory as floats, filters
- * each row in place, so that t never leaves shared memory, then each
- * column into the output words.  The radius is a template bucket (4, 8,
- * 12, 16) and the weights past the true radius are 0: the sum then starts
- * with fma (0, p, 0) = 0 for each missing pair, so no bit changes.
+ * 16: one pass (words_tile).  A block stages a tile of samples and its
+ * halo (border rule applied) in shared memory as floats, filters each row
+ * in place, so that t never leaves shared memory, then each column into
+ * the output words.  The radius is a template bucket (4, 8, 12, 16) and
+ * the weights past the true radius are 0: the sum then starts with
+ * fma (0, p, 0) = 0 for each missing pair, so no bit changes.  A plane
+ * alone: blur_words_tile_kernel; a frame's planes in one launch, a block
+ * taking the plane its index falls in: blur_words_planes_kernel.
  *
  * Otherwise, two passes through a scratch plane of float t:
  * blur_words_h_kernel stages one row's samples and halo and each thread
  * filters 4 (3) samples 128 apart; blur_words_v_kernel stages a strip of
  * t rows (any radius: (16 + 2 x 150) x 32 floats is under 48 KB) and each
  * thread sums 4 rows of one column.
- * Tests (kernels-blur): test_blur_words_equals_reference. */
+ * Tests (kernels-blur): test_blur_words_equals_reference,
+ * test_blur_planes_words_equals_reference. */
 #ifndef CUDAFILTERS_BLUR_WORDS_CUH
 #define CUDAFILTERS_BLUR_WORDS_CUH
 

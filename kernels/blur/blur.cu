@@ -492,12 +492,16 @@ words_tile_plane (WordTilePlane * t, const CfBlurWordPlane * p, int depth,
   return t->tiles_x * ((p->height + kWordsTileRows - 1) / kWordsTileRows);
 }
 
+/* cudaErrorNotSupported where the GPU's blocks cannot have `smem` (sm_75:
+ * 64 KB): the caller takes another way */
 template < typename K > cudaError_t
 launch_tiles (K kernel, size_t smem, int blocks, const WordTileArgs & a,
     cudaStream_t stream)
 {
   const DeviceInfo *info;
   cudaError_t e = cf::current_device_info (&info);
+  if (e == cudaSuccess && smem > (size_t) info->smem_optin)
+    return cudaErrorNotSupported;
   if (e == cudaSuccess && smem > 48 * 1024)
     e = allow_dynamic_smem (kernel, info);
   if (e != cudaSuccess)
@@ -615,6 +619,9 @@ cf_blur_word_scratch_bytes (int width, int height, int channels)
 
 namespace {
 
+/* rows, and samples a row, at most: 2^30 */
+constexpr int kWordsMaxSamples = 1 << 30;
+
 /* cf_blur_plane_words' checks of one plane */
 bool
 word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
@@ -628,9 +635,9 @@ word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
               p->dst_pitch) & 1)
       && kernel_ok (p->kx, CF_BLUR_WORD_BITS)
       && kernel_ok (p->ky, CF_BLUR_WORD_BITS)
-      && (long long) p->width * p->channels <= INT32_MAX
-      && (long long) ((p->width + 31) / 32) * ((p->height + 31) / 32) <=
-      INT32_MAX / 4;
+      /* sizes whose index arithmetic stays far from int's limit */
+      && (long long) p->width * p->channels <= kWordsMaxSamples
+      && p->height <= kWordsMaxSamples;
 }
 
 /* one plane, checked: in one pass where it can, else two through scratch */
@@ -638,19 +645,26 @@ cudaError_t
 blur_word_plane (const CfBlurWordPlane * p, int depth, int shift,
     CfBorder border, void *scratch, cudaStream_t st)
 {
+  cudaError_t err = cudaErrorNotSupported;
   switch (words_plane_bucket (p)) {
     case 4:
-      return launch_words_tile < 4 > (p, depth, shift, border, st);
+      err = launch_words_tile < 4 > (p, depth, shift, border, st);
+      break;
     case 8:
-      return launch_words_tile < 8 > (p, depth, shift, border, st);
+      err = launch_words_tile < 8 > (p, depth, shift, border, st);
+      break;
     case 12:
-      return launch_words_tile < 12 > (p, depth, shift, border, st);
+      err = launch_words_tile < 12 > (p, depth, shift, border, st);
+      break;
     case kWordsTileMaxRadius:
-      return launch_words_tile < kWordsTileMaxRadius > (p, depth, shift,
+      err = launch_words_tile < kWordsTileMaxRadius > (p, depth, shift,
           border, st);
+      break;
     default:
       break;
   }
+  if (err != cudaErrorNotSupported)
+    return err;
 
   WordBlurArgs a = { };
   a.rx = p->kx->radius;

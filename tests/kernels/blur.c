@@ -365,23 +365,33 @@ GST_END_TEST;
 
 /* cf_blur_planes_words on a frame's planes at once, each against its CPU
  * reference: P010 (luma, then chroma of 2 channels at half size and half
- * sigma), I420_10 (3 planes, the chroma at half size) and Y444_10 (3
- * alike, the same sigma, which no one launch takes) */
+ * sigma), I420_12 (3 planes, the chroma at half size) and Y444_16 (3
+ * alike, the same sigma, which no one launch takes); sigma_y 0.7 sigma_x;
+ * border values with bits above the depth.  `offset`: the sources start
+ * 2 bytes into their allocations, on rows of padded pitches (words off
+ * the 8-byte grid) */
 typedef enum
-{ LAYOUT_P010, LAYOUT_I420_10, LAYOUT_Y444_10 } PlanesLayout;
+{ LAYOUT_P010, LAYOUT_I420_12, LAYOUT_Y444_16 } PlanesLayout;
 
 static void
 run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
-    CfBorder border, PitchMode mode)
+    CfBorder border, PitchMode mode, gboolean offset)
 {
-  static const gchar *names[] = { "P010", "I420_10", "Y444_10" };
-  gboolean subsampled = layout != LAYOUT_Y444_10;
+  static const struct
+  {
+    const gchar *name;
+    gint depth, shift;
+  } layouts[] = { {"P010", 10, 6}, {"I420_12", 12, 0}, {"Y444_16", 16, 0} };
+  const gint depth = layouts[layout].depth, shift = layouts[layout].shift;
+  const gsize src_extra = offset ? 2 : 0;
+  gboolean subsampled = layout != LAYOUT_Y444_16;
   gint n = layout == LAYOUT_P010 ? 2 : 3, i, c;
   gchar *what = g_strdup_printf ("blur planes of words %dx%d %s, sigma %g, "
-      "border %d, pitch mode %d", w, h, names[layout], sigma, border, mode);
+      "border %d, pitch mode %d%s", w, h, layouts[layout].name, sigma, border,
+      mode, offset ? ", sources 2 bytes in" : "");
   PlaneCase pc[3];
   CfBlurWordPlane planes[3];
-  CfBlurKernel k[3];
+  CfBlurKernel kx[3], ky[3];
   gsize scratch_size = 0;
   void *scratch;
   CfError err;
@@ -390,31 +400,34 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
     gint pw = i && subsampled ? (w + 1) / 2 : w;
     gint ph = i && subsampled ? (h + 1) / 2 : h;
     gint ch = i && layout == LAYOUT_P010 ? 2 : 1;
-    double s = i && subsampled ? sigma / 2 : sigma;
+    double sx = i && subsampled ? sigma / 2 : sigma, sy = 0.7 * sx;
     gsize row = 2 * (gsize) pw * ch;
 
-    plane_case_init (&pc[i], row, row, ph, mode);
+    plane_case_init (&pc[i], row + src_extra, row, ph, mode);
     plane_case_upload (&pc[i]);
-    fail_unless (cf_blur_kernel_make (s, cf_blur_radius_for_sigma (s),
-            CF_BLUR_WORD_BITS, &k[i]) == 0);
-    planes[i].src = pc[i].d_src + pc[i].src_off;
+    fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
+            CF_BLUR_WORD_BITS, &kx[i]) == 0);
+    fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
+            CF_BLUR_WORD_BITS, &ky[i]) == 0);
+    planes[i].src = pc[i].d_src + pc[i].src_off + src_extra;
     planes[i].src_pitch = pc[i].src_pitch;
     planes[i].dst = pc[i].d_dst + pc[i].dst_off;
     planes[i].dst_pitch = pc[i].dst_pitch;
     planes[i].width = pw;
     planes[i].height = ph;
     planes[i].channels = ch;
-    planes[i].kx = planes[i].ky = &k[i];
+    planes[i].kx = &kx[i];
+    planes[i].ky = &ky[i];
     for (c = 0; c < 4; c++)
-      planes[i].border_value[c] = g_rand_int_range (rand_, 0, 1024);
-    cf_ref_blur_plane_words (pc[i].src + pc[i].src_off, pc[i].src_pitch,
-        pc[i].want + pc[i].dst_off, pc[i].dst_pitch, pw, ph, ch, 10, 6, &k[i],
-        &k[i], border, planes[i].border_value);
+      planes[i].border_value[c] = g_rand_int_range (rand_, 0, 65536);
+    cf_ref_blur_plane_words (pc[i].src + pc[i].src_off + src_extra,
+        pc[i].src_pitch, pc[i].want + pc[i].dst_off, pc[i].dst_pitch, pw, ph,
+        ch, depth, shift, &kx[i], &ky[i], border, planes[i].border_value);
     scratch_size = MAX (scratch_size, cf_blur_word_scratch_bytes (pw, ph, ch));
   }
   CUDA_OK (cudaMalloc (&scratch, scratch_size));
   CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
-  err = cf_blur_planes_words (planes, n, 10, 6, border, scratch, NULL);
+  err = cf_blur_planes_words (planes, n, depth, shift, border, scratch, NULL);
   for (i = 0; i < n; i++)
     plane_case_finish (&pc[i], err, what);
   CUDA_OK (cudaFree (scratch));
@@ -435,18 +448,20 @@ GST_START_TEST (test_blur_planes_words_equals_reference)
   gint layout, border;
   PitchMode mode;
 
-  for (layout = LAYOUT_P010; layout <= LAYOUT_Y444_10; layout++)
+  for (layout = LAYOUT_P010; layout <= LAYOUT_Y444_16; layout++)
     for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
       for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
         for (f = 0; f < G_N_ELEMENTS (frames); f++)
           for (mode = PITCH_TIGHT; mode <= PITCH_PADDED; mode++)
             run_words_planes_case (frames[f].w, frames[f].h, layout,
-                sigmas[s], border, mode);
-  for (layout = LAYOUT_P010; layout <= LAYOUT_Y444_10; layout++) {
+                sigmas[s], border, mode, mode == PITCH_PADDED && f % 2);
+  for (layout = LAYOUT_P010; layout <= LAYOUT_Y444_16; layout++) {
     run_words_planes_case (1921, 1081, layout, 2.6, CF_BORDER_REPLICATE,
-        PITCH_PADDED);
+        PITCH_PADDED, FALSE);
     run_words_planes_case (1921, 1081, layout, 5, CF_BORDER_CONSTANT,
-        PITCH_TIGHT);
+        PITCH_TIGHT, FALSE);
+    run_words_planes_case (1283, 517, layout, 2.6, CF_BORDER_REFLECT_101,
+        PITCH_PADDED, TRUE);
   }
 }
 
@@ -497,6 +512,14 @@ GST_START_TEST (test_blur_words_invalid_arguments)
             d + 4096, NULL) == 0);
     fail_if (cf_blur_planes_words (planes, 4, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);
+    fail_if (cf_blur_planes_words (planes, 2, 8, 0, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    fail_if (cf_blur_planes_words (planes, 2, 10, 7, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    planes[1].kx = NULL;
+    fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    planes[1].kx = &k;
     planes[1].dst_pitch = 15;
     fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);
