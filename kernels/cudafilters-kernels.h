@@ -246,7 +246,7 @@ typedef struct
  * GPU's blocks have the shared memory; otherwise plane by plane.  No
  * plane's src or dst may overlap another's (they are read and written at
  * once).  scratch: cf_blur_word_scratch_bytes () of the largest plane.
- * Widths times channels and heights up to 2^30. */
+ * Widths times channels and heights up to 2^30, 2^36 samples a plane. */
 CfError cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
     int depth, int shift, CfBorder border, void *scratch, CfStream stream);
 

@@ -619,8 +619,9 @@ cf_blur_word_scratch_bytes (int width, int height, int channels)
 
 namespace {
 
-/* rows, and samples a row, at most: 2^30 */
+/* rows, and samples a row, at most: 2^30; samples a plane: 2^36 */
 constexpr int kWordsMaxSamples = 1 << 30;
+constexpr long long kWordsMaxPlane = 1LL << 36;
 
 /* cf_blur_plane_words' checks of one plane */
 bool
@@ -635,9 +636,11 @@ word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
               p->dst_pitch) & 1)
       && kernel_ok (p->kx, CF_BLUR_WORD_BITS)
       && kernel_ok (p->ky, CF_BLUR_WORD_BITS)
-      /* sizes whose index arithmetic stays far from int's limit */
+      /* sizes whose index arithmetic, and count of tiles, stay far from
+       * int's limit */
       && (long long) p->width * p->channels <= kWordsMaxSamples
-      && p->height <= kWordsMaxSamples;
+      && p->height <= kWordsMaxSamples
+      && (long long) p->width * p->channels * p->height <= kWordsMaxPlane;
 }
 
 /* one plane, checked: in one pass where it can, else two through scratch */

@@ -520,6 +520,15 @@ GST_START_TEST (test_blur_words_invalid_arguments)
     fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);
     planes[1].kx = &k;
+    /* more samples than any plane may have (nothing is read) */
+    planes[1].height = 1 << 30;
+    planes[1].width = 1 << 10;
+    planes[1].src_pitch = planes[1].dst_pitch = 1 << 12;
+    fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    planes[1].width = 4;
+    planes[1].height = 2;
+    planes[1].src_pitch = 16;
     planes[1].dst_pitch = 15;
     fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);
