@@ -285,6 +285,14 @@ gst_cuda_blur_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   update_passthrough (GST_CUDA_BLUR (trans));
 }
 
+/* The constant border of plane p at a depth above 8: black (Y 16, chroma
+ * 128, at the depth; 0 for RGB and grey) */
+static guint16
+black_word (gboolean yuv, guint p, guint depth)
+{
+  return yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+}
+
 /* Words of 10 to 16 bits: every plane blurred by one call (one launch
  * where the kernels allow), unless a plane is not blurred at all (sigma
  * 0: copied as it is, bits outside the samples included).  Returns FALSE
@@ -305,8 +313,7 @@ blur_words_at_once (GstCudaBlur * self, const GstCudaFiltersFrame * in,
   for (p = 0; p < n; p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     guint wsub, hsub;
-    /* constant border: black (Y 16, chroma 128, at the depth) */
-    guint16 value = yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+    guint16 value = black_word (yuv, p, depth);
 
     gst_video_format_info_component (finfo, p, comp);
     wsub = MIN (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]), 1);
@@ -325,9 +332,10 @@ blur_words_at_once (GstCudaBlur * self, const GstCudaFiltersFrame * in,
     if (planes[p].kx->radius == 0 && planes[p].ky->radius == 0)
       return FALSE;
     /* one shift for all: every format of words has one */
-    if (shift >= 0 && shift != GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]))
+    if (shift >= 0
+        && shift != (gint) GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]))
       return FALSE;
-    shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]);
+    shift = (gint) GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]);
   }
   *err = cf_blur_planes_words (planes, (int) n, (int) depth, shift, border,
       scratch, stream);
@@ -396,8 +404,7 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
           out->stride[p], (gsize) width * channels * word_bytes, height,
           stream);
     } else if (words) {
-      /* constant border: black (Y 16, chroma 128, at the depth) */
-      guint16 value = yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+      guint16 value = black_word (yuv, p, depth);
       guint16 border_value[4] = { value, value, value, value };
 
       err = cf_blur_plane_words (in->data[p], in->stride[p], out->data[p],

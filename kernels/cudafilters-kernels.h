@@ -202,8 +202,10 @@ void cf_ref_blur_plane (const void *src, size_t src_pitch,
  * Gaussian. */
 #define CF_BLUR_WORD_BITS 28
 
-/* w[i] = kernel weight i / 2^CF_BLUR_WORD_BITS as the nearest float, for
- * i up to k->radius, and 0 beyond (up to CF_BLUR_MAX_RADIUS) */
+/* Kernel weight i / 2^CF_BLUR_WORD_BITS as the nearest float, for i up to
+ * k->radius, and 0 beyond; cf_blur_word_weights: all of them, up to
+ * CF_BLUR_MAX_RADIUS */
+float cf_blur_word_weight (const CfBlurKernel * k, int i);
 void cf_blur_word_weights (const CfBlurKernel * k,
     float w[CF_BLUR_MAX_RADIUS + 1]);
 

@@ -235,14 +235,20 @@ cf_ref_blur_plane (const void *src, size_t src_pitch, void *dst,
   free (col);
 }
 
+float
+cf_blur_word_weight (const CfBlurKernel * k, int i)
+{
+  return i <= k->radius ?
+      (float) ldexp ((double) k->w[i], -CF_BLUR_WORD_BITS) : 0.0f;
+}
+
 void
 cf_blur_word_weights (const CfBlurKernel * k, float w[CF_BLUR_MAX_RADIUS + 1])
 {
   int i;
 
   for (i = 0; i <= CF_BLUR_MAX_RADIUS; i++)
-    w[i] = i <= k->radius ?
-        (float) ldexp ((double) k->w[i], -CF_BLUR_WORD_BITS) : 0.0f;
+    w[i] = cf_blur_word_weight (k, i);
 }
 
 /* fmaf and float additions only (C's float arithmetic is IEEE single on

@@ -501,8 +501,9 @@ GST_START_TEST (test_blur_words_invalid_arguments)
   fail_unless (cf_blur_word_scratch_bytes (0, 4, 4) == 0);
   {
     /* planes: none, too many, one of them bad */
-    CfBlurWordPlane planes[4] = { {d, 16, d + 1024, 16, 8, 4, 1, &k, &k},
-    {d + 256, 16, d + 1280, 16, 4, 2, 2, &k, &k}
+    CfBlurWordPlane planes[4] = {
+      {d, 16, d + 1024, 16, 8, 4, 1, &k, &k, {0, 0, 0, 0}},
+      {d + 256, 16, d + 1280, 16, 4, 2, 2, &k, &k, {0, 0, 0, 0}}
     };
     fail_unless (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);

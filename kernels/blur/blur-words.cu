@@ -1,0 +1,340 @@
+/* Gaussian blur of 10- to 16-bit samples in 16-bit words (#48): the C API
+ * (cf_blur_plane_words, cf_blur_planes_words) and the dispatch between
+ * the one pass, a frame's planes in one launch and the two passes
+ * (blur-words.cuh); the arithmetic is in cudafilters-kernels.h, "High bit
+ * depth", the reasons in docs/design/high-bit-depth.md. */
+#include "cudafilters-kernels.h"
+#include "kernels-common.cuh"
+#include "launch-settings.cuh"
+
+#include "blur-device.cuh"
+#include "blur-host.cuh"
+#include "blur-words.cuh"
+
+namespace {
+
+/* t of the words' blur: floats, rows rounded up to 256 bytes */
+size_t
+word_t_pitch (int width, int channels)
+{
+  return ((size_t) width * channels + 63) / 64 * 64;
+}
+
+template < int C > cudaError_t
+launch_words_h (const uint8_t * src, size_t src_pitch, float *t,
+    size_t t_pitch, int width, int height, const WordBlurArgs & a,
+    cudaStream_t stream)
+{
+  constexpr int pixels = words_h_block_pixels < C > ();
+  const dim3 grid ((width + pixels - 1) / pixels,
+      height < kWordsMaxGridY ? height : kWordsMaxGridY);
+  const size_t smem = sizeof (float) * (pixels + 2 * a.rx) * C;
+  blur_words_h_kernel < C > <<< grid, kWordsHThreads, smem, stream >>> (src,
+      src_pitch, t, t_pitch, width, height, a);
+  return cudaGetLastError ();
+}
+
+/* The one pass's radius bucket for radius r, 0 beyond it (two passes) */
+int
+words_bucket (int r)
+{
+  return r <= 4 ? 4 : r <= 8 ? 8 : r <= 12 ? 12 :
+      r <= kWordsTileMaxRadius ? kWordsTileMaxRadius : 0;
+}
+
+/* the bucket of a plane: of the larger of its radii; 0 where the one pass
+ * does not take it */
+int
+words_plane_bucket (const CfBlurWordPlane * p)
+{
+  if (p->channels > 2)
+    return 0;
+  return words_bucket (p->kx->radius > p->ky->radius ? p->kx->radius :
+      p->ky->radius);
+}
+
+/* A plane's share of a one-pass launch, from block `first_block` on;
+ * returns its blocks */
+int
+words_tile_plane (WordTilePlane * t, const CfBlurWordPlane * p, int depth,
+    int shift, int first_block)
+{
+  const int pixels = p->channels == 1 ? words_tile_pixels < 1 > () :
+      words_tile_pixels < 2 > ();
+
+  t->src = (const uint8_t *) p->src;
+  t->dst = (uint8_t *) p->dst;
+  t->src_pitch = p->src_pitch;
+  t->dst_pitch = p->dst_pitch;
+  t->width = p->width;
+  t->height = p->height;
+  t->tiles_x = (p->width + pixels - 1) / pixels;
+  t->first_block = first_block;
+  for (int c = 0; c < 4; c++)
+    t->border_word[c] = (uint32_t) (p->border_value[c] &
+        ((1u << depth) - 1)) << shift;
+  /* (every frame: only the weights a tile uses) */
+  for (int i = 0; i <= kWordsTileMaxRadius; i++) {
+    t->wx[i] = cf_blur_word_weight (p->kx, i);
+    t->wy[i] = cf_blur_word_weight (p->ky, i);
+  }
+  return t->tiles_x * ((p->height + kWordsTileRows - 1) / kWordsTileRows);
+}
+
+/* cudaErrorNotSupported where the GPU's blocks cannot have `smem` (sm_75:
+ * 64 KB): the caller takes another way */
+template < typename K > cudaError_t
+launch_tiles (K kernel, size_t smem, int blocks, const WordTileArgs & a,
+    cudaStream_t stream)
+{
+  const DeviceInfo *info;
+  cudaError_t e = cf::current_device_info (&info);
+  if (e == cudaSuccess && smem > (size_t) info->smem_optin)
+    return cudaErrorNotSupported;
+  if (e == cudaSuccess && smem > 48 * 1024)
+    e = allow_dynamic_smem (kernel, info);
+  if (e != cudaSuccess)
+    return e;
+  kernel <<< blocks, kWordsTileThreads, smem, stream >>> (a);
+  return cudaGetLastError ();
+}
+
+/* one plane in one pass, bucket R */
+template < int R > cudaError_t
+launch_words_tile (const CfBlurWordPlane * p, int depth, int shift,
+    CfBorder border, cudaStream_t stream)
+{
+  WordTileArgs a = { };
+  a.n_planes = 1;
+  a.depth = depth;
+  a.shift = shift;
+  a.border = border;
+  const int blocks = words_tile_plane (&a.plane[0], p, depth, shift, 0);
+  if (p->channels == 1)
+    return launch_tiles (blur_words_tile_kernel < R, 1 >,
+        words_tile_smem < R, 1 > (), blocks, a, stream);
+  return launch_tiles (blur_words_tile_kernel < R, 2 >,
+      words_tile_smem < R, 2 > (), blocks, a, stream);
+}
+
+/* a frame's planes in one pass and one launch: luma of bucket RL, then
+ * the others of CC channels and bucket RC */
+template < int RL, int RC, int CC > cudaError_t
+launch_words_planes (const CfBlurWordPlane * planes, int n_planes, int depth,
+    int shift, CfBorder border, cudaStream_t stream)
+{
+  constexpr size_t smem = words_tile_smem < RL, 1 > () >
+      words_tile_smem < RC, CC > ()? words_tile_smem < RL, 1 > () :
+      words_tile_smem < RC, CC > ();
+  WordTileArgs a = { };
+  int blocks = 0;
+  a.n_planes = n_planes;
+  a.depth = depth;
+  a.shift = shift;
+  a.border = border;
+  for (int i = 0; i < n_planes; i++)
+    blocks += words_tile_plane (&a.plane[i], &planes[i], depth, shift,
+        blocks);
+  return launch_tiles (blur_words_planes_kernel < RL, RC, CC >, smem, blocks,
+      a, stream);
+}
+
+/* The one launch for planes whose buckets have a kernel: (luma, chroma)
+ * (4, 4), (8, 4), (12, 8) or (16, 8), as sigma and sigma / 2 give;
+ * cudaErrorNotSupported for the others */
+template < int CC > cudaError_t
+launch_words_planes_of (int luma, int chroma, const CfBlurWordPlane * planes,
+    int n_planes, int depth, int shift, CfBorder border, cudaStream_t st)
+{
+  if (luma == 4 && chroma == 4)
+    return launch_words_planes < 4, 4, CC > (planes, n_planes, depth, shift,
+        border, st);
+  if (luma == 8 && chroma == 4)
+    return launch_words_planes < 8, 4, CC > (planes, n_planes, depth, shift,
+        border, st);
+  if (luma == 12 && chroma == 8)
+    return launch_words_planes < 12, 8, CC > (planes, n_planes, depth, shift,
+        border, st);
+  if (luma == 16 && chroma == 8)
+    return launch_words_planes < 16, 8, CC > (planes, n_planes, depth, shift,
+        border, st);
+  return cudaErrorNotSupported;
+}
+
+/* the two passes through scratch: any radius and channel count */
+cudaError_t
+launch_words_two_passes (const uint8_t * src, size_t src_pitch,
+    uint8_t * dst, size_t dst_pitch, int width, int height, int channels,
+    const WordBlurArgs & a, float *t, cudaStream_t st)
+{
+  const size_t tp = word_t_pitch (width, channels);
+  cudaError_t err;
+  switch (channels) {
+    case 1:
+      err = launch_words_h < 1 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+    case 2:
+      err = launch_words_h < 2 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+    case 3:
+      err = launch_words_h < 3 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+    default:
+      err = launch_words_h < 4 > (src, src_pitch, t, tp, width, height, a, st);
+      break;
+  }
+  if (err != cudaSuccess)
+    return err;
+  const int columns = width * channels;
+  const int row_blocks = (height + kWordsVRows - 1) / kWordsVRows;
+  const dim3 grid ((columns + kWordsVColumns - 1) / kWordsVColumns,
+      row_blocks < kWordsMaxGridY ? row_blocks : kWordsMaxGridY);
+  const size_t smem = sizeof (float) * (kWordsVRows + 2 * a.ry) *
+      kWordsVColumns;
+  blur_words_v_kernel <<< grid, kWordsVThreads, smem, st >>> (t, tp, dst,
+      dst_pitch, columns, channels, height, a);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace */
+
+extern "C" size_t
+cf_blur_word_scratch_bytes (int width, int height, int channels)
+{
+  if (width <= 0 || height <= 0 || channels < 1 || channels > 4)
+    return 0;
+  return word_t_pitch (width, channels) * sizeof (float) * height;
+}
+
+namespace {
+
+/* rows, and samples a row, at most: 2^30; samples a plane: 2^36 */
+constexpr int kWordsMaxSamples = 1 << 30;
+constexpr long long kWordsMaxPlane = 1LL << 36;
+
+/* cf_blur_plane_words' checks of one plane */
+bool
+word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
+{
+  const size_t row_bytes = 2 * (size_t) p->width * p->channels;
+  return p->src && p->dst && p->width > 0 && p->height > 0
+      && p->channels >= 1 && p->channels <= 4 && depth >= 9 && depth <= 16
+      && shift >= 0 && shift <= 16 - depth && p->src_pitch >= row_bytes
+      && p->dst_pitch >= row_bytes
+      && !(((uintptr_t) p->src | (uintptr_t) p->dst | p->src_pitch |
+              p->dst_pitch) & 1)
+      && kernel_ok (p->kx, CF_BLUR_WORD_BITS)
+      && kernel_ok (p->ky, CF_BLUR_WORD_BITS)
+      /* sizes whose index arithmetic, and count of tiles, stay far from
+       * int's limit */
+      && (long long) p->width * p->channels <= kWordsMaxSamples
+      && p->height <= kWordsMaxSamples
+      && (long long) p->width * p->channels * p->height <= kWordsMaxPlane;
+}
+
+/* one plane, checked: in one pass where it can, else two through scratch */
+cudaError_t
+blur_word_plane (const CfBlurWordPlane * p, int depth, int shift,
+    CfBorder border, void *scratch, cudaStream_t st)
+{
+  cudaError_t err = cudaErrorNotSupported;
+  switch (words_plane_bucket (p)) {
+    case 4:
+      err = launch_words_tile < 4 > (p, depth, shift, border, st);
+      break;
+    case 8:
+      err = launch_words_tile < 8 > (p, depth, shift, border, st);
+      break;
+    case 12:
+      err = launch_words_tile < 12 > (p, depth, shift, border, st);
+      break;
+    case kWordsTileMaxRadius:
+      err = launch_words_tile < kWordsTileMaxRadius > (p, depth, shift,
+          border, st);
+      break;
+    default:
+      break;
+  }
+  if (err != cudaErrorNotSupported)
+    return err;
+
+  WordBlurArgs a = { };
+  a.rx = p->kx->radius;
+  a.ry = p->ky->radius;
+  a.border = border;
+  a.depth = depth;
+  a.shift = shift;
+  cf_blur_word_weights (p->kx, a.wx);
+  cf_blur_word_weights (p->ky, a.wy);
+  for (int c = 0; c < 4; c++) {
+    /* t of a row of the value: the taps' sum over 2 rx + 1 copies */
+    float row[2 * CF_BLUR_MAX_RADIUS + 1];
+    a.border_value[c] = (float) (p->border_value[c] & ((1u << depth) - 1));
+    for (int i = 0; i <= 2 * a.rx; i++)
+      row[i] = a.border_value[c];
+    a.border_t[c] = cf_blur_word_taps (a.wx, a.rx, row + a.rx, 1);
+  }
+  return launch_words_two_passes ((const uint8_t *) p->src, p->src_pitch,
+      (uint8_t *) p->dst, p->dst_pitch, p->width, p->height, p->channels, a,
+      (float *) scratch, st);
+}
+
+}                               /* namespace */
+
+extern "C" CfError
+cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, int channels, int depth,
+    int shift, const CfBlurKernel * kx, const CfBlurKernel * ky,
+    CfBorder border, const uint16_t border_value[4], void *scratch,
+    CfStream stream)
+{
+  CfBlurWordPlane p = { src, src_pitch, dst, dst_pitch, width, height,
+    channels, kx, ky, {0, 0, 0, 0}
+  };
+  if (border_value)
+    for (int c = 0; c < 4; c++)
+      p.border_value[c] = border_value[c];
+  return cf_blur_planes_words (&p, 1, depth, shift, border, scratch, stream);
+}
+
+extern "C" CfError
+cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
+    int depth, int shift, CfBorder border, void *scratch, CfStream stream)
+{
+  if (!planes || n_planes < 1 || n_planes > 3 || !scratch
+      || ((uintptr_t) scratch & 3)
+      || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT)
+    return cudaErrorInvalidValue;
+  for (int i = 0; i < n_planes; i++)
+    if (!word_plane_ok (&planes[i], depth, shift))
+      return cudaErrorInvalidValue;
+
+  cf_forget_earlier_errors ();
+  cudaStream_t st = (cudaStream_t) stream;
+  /* one launch: luma of one channel, the others alike */
+  if (n_planes > 1 && planes[0].channels == 1) {
+    const int luma = words_plane_bucket (&planes[0]);
+    const int chroma = words_plane_bucket (&planes[1]);
+    bool alike = luma && chroma;
+    for (int i = 2; i < n_planes; i++)
+      alike = alike && planes[i].channels == planes[1].channels
+          && words_plane_bucket (&planes[i]) == chroma;
+    if (alike) {
+      cudaError_t err = planes[1].channels == 1 ?
+          launch_words_planes_of < 1 > (luma, chroma, planes, n_planes, depth,
+          shift, border, st) :
+          launch_words_planes_of < 2 > (luma, chroma, planes, n_planes, depth,
+          shift, border, st);
+      if (err != cudaErrorNotSupported)
+        return err;
+    }
+  }
+  /* otherwise plane by plane, on the one stream (scratch in turn) */
+  for (int i = 0; i < n_planes; i++) {
+    cudaError_t err = blur_word_plane (&planes[i], depth, shift, border,
+        scratch, st);
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
+}
