@@ -31,6 +31,9 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersAnalysis, gst_cuda_filters_analysis,
  *   words (#CF_SYS_FORMATS_WORDS), whose planes are in @words instead of
  *   @planes
  * @words: each plane's part of the region, for @depth above 8
+ * @rgb10a2: 1 for RGB10A2_LE, 2 for BGR10A2_LE (@planes[0]: the packed
+ *   plane; @words: R, G and B as planes of two words a pixel at bytes 0,
+ *   1 and 2 of the pixel, or B, G, R), else 0
  * @is_yuv: whether the channels are Y, U, V
  * @chroma_sub_x: @chroma_sub_y: of YUV, the log2 of the chroma's
  *   subsampling (4:2:0: 1 and 1), 0 otherwise
@@ -47,6 +50,7 @@ typedef struct
   guint64 pixels;
   guint depth;
   CfWordPlane words[CF_HIST_MAX_PLANES];
+  gint rgb10a2;
   gboolean is_yuv;
   guint chroma_sub_x, chroma_sub_y;
 } GstCudaFiltersRegion;

@@ -29,6 +29,55 @@
 
 /* ---- the region and its channels -------------------------------------- */
 
+/* The region @r (its rectangle set) of @frame, a frame of RGB10A2_LE or
+ * BGR10A2_LE: R, G and B, each of 10 bits in a 32-bit little-endian pixel
+ * (RGB10A2_LE: R in bits 0-9, G 10-19, B 20-29; BGR10A2_LE: B in bits
+ * 0-9), as three planes of two words a pixel over the one plane of the
+ * frame: each channel's word starts at the byte of its first bit, and the
+ * sample is at the rest of that bit (cudafilters-kernels.h, CfWordPlane).
+ * The 2-bit alpha is not counted.  planes[] is the packed plane, once a
+ * channel (for the counts of samples), and planes[0].data its region's
+ * first pixel. */
+static void
+rgb10a2_region (const GstCudaFiltersFrame * frame, GstCudaFiltersRegion * r)
+{
+  static const gchar *rgb_names[] = { "R", "G", "B" };
+  gboolean swap_rb = GST_VIDEO_INFO_FORMAT (frame->info) ==
+      GST_VIDEO_FORMAT_BGR10A2_LE;
+  gsize pitch = frame->stride[0];
+  const guint8 *first = frame->data[0] + (gsize) r->y * pitch +
+      (gsize) r->x * 4;
+  guint c;
+
+  r->n_channels = 3;
+  r->n_planes = 3;
+  r->depth = 10;
+  r->rgb10a2 = swap_rb ? 2 : 1;
+  for (c = 0; c < 3; c++) {
+    CfSamplePlane *pl = &r->planes[c];
+    CfWordPlane *wp = &r->words[c];
+    guint bit = 10 * (swap_rb ? 2 - c : c);
+
+    r->channel_names[c] = rgb_names[c];
+    memset (pl->channel, 0xff, sizeof (pl->channel));
+    pl->data = first;
+    pl->pitch = pitch;
+    pl->width = r->width;
+    pl->height = r->height;
+    pl->bytes_per_pixel = 4;
+    pl->channel[0] = (int) c;
+    wp->data = first + bit / 8;
+    wp->pitch = pitch;
+    wp->width = r->width;
+    wp->height = r->height;
+    wp->words_per_pixel = 2;
+    wp->channel[0] = (int) c;
+    wp->channel[1] = -1;
+    wp->depth = 10;
+    wp->shift = (int) (bit % 8);
+  }
+}
+
 /* The region of interest of @frame and each plane's part of it, with the
  * channel of each byte (or, above 8 bits, 16-bit word) of a pixel. */
 void
@@ -57,6 +106,11 @@ cf_analysis_region_of_frame (GstCudaFiltersAnalysis * self,
   GST_OBJECT_UNLOCK (self);
   r->pixels = (guint64) r->width * r->height;
 
+  if (GST_VIDEO_FORMAT_INFO_FORMAT (finfo) == GST_VIDEO_FORMAT_RGB10A2_LE ||
+      GST_VIDEO_FORMAT_INFO_FORMAT (finfo) == GST_VIDEO_FORMAT_BGR10A2_LE) {
+    rgb10a2_region (frame, r);
+    return;
+  }
   r->n_channels = MIN (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo),
       CF_HIST_MAX_CHANNELS);
   r->n_planes = GST_VIDEO_FORMAT_INFO_N_PLANES (finfo);
@@ -121,8 +175,9 @@ gst_cuda_filters_analysis_class_add_pad_templates (GstCudaFiltersAnalysisClass
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCaps *caps = words ?
       gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS ", "
-      CF_SYS_FORMATS_WORDS " }", "{ " CUDA_FORMATS ", " CF_CUDA_FORMATS_WORDS
-      " }") : gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS " }",
+      CF_SYS_FORMATS_WORDS ", " CF_FORMATS_RGB10A2 " }", "{ " CUDA_FORMATS
+      ", " CF_CUDA_FORMATS_WORDS ", " CF_FORMATS_RGB10A2 " }") :
+      gst_cuda_filters_base_make_caps ("{ " SYS_FORMATS " }",
       "{ " CUDA_FORMATS " }");
 
   gst_element_class_add_pad_template (element_class,

@@ -26,12 +26,14 @@
  *
  * Formats of 10 to 16 bits in 16-bit words (P010_10LE, P012_LE, P016_LE,
  * I420_10LE, I420_12LE, Y444_10LE, Y444_12LE, Y444_16LE, and GRAY16_LE in
- * system memory; #cudahist lists their depths) are taken too: `depth`
- * gives the bits of a sample d, and the statistics are in the sample's
- * units, 0 to 2^d - 1, the percentiles over 2^min(d, 12) levels (the
- * lowest value of the level).  The profiles and the detectors work on the
- * luma at 8 bits, v >> (d - 8), so that their fields and thresholds are
- * in 8-bit units at every depth.  With #GstCudaSum:light-levels, PQ
+ * system memory; #cudahist lists their depths) are taken too, and the
+ * packed RGB10A2_LE and BGR10A2_LE (R, G and B; not the 2-bit alpha):
+ * `depth` gives the bits of a sample d, and the statistics are in the
+ * sample's units, 0 to 2^d - 1, the percentiles over 2^min(d, 12) levels
+ * (the lowest value of the level).  The profiles and the detectors work on
+ * the luma at 8 bits, v >> (d - 8) (of packed 10-bit RGB, its luma as
+ * above, from 10 bits, rounded to 8: (l + 2) >> 2 at most 255), so that
+ * their fields and thresholds are in 8-bit units at every depth.  With #GstCudaSum:light-levels, PQ
  * (HDR10) and HLG video of 10 to 16 bits adds its light levels in cd/m2:
  * `max-light`, `average-light`, `max-cll` and `max-fall` (HLG's on a
  * display of #GstCudaSum:hlg-peak).  With

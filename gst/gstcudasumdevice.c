@@ -133,7 +133,8 @@ cf_sum_device_forget_scratch (CfSumDevice * d)
 }
 
 /* The key the kernel sums for the profiles and detectors: Y, or the luma of
- * packed RGB; above 8 bits Y at 8 bits, a plane of bytes. */
+ * packed RGB; above 8 bits Y (or packed 10-bit RGB's grey) at 8 bits, a
+ * plane of bytes. */
 static void
 luma_weights (const GstCudaFiltersRegion * region, guint32 weights[4])
 {
@@ -352,8 +353,15 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
           (guint8 *) sums + r->hist_offset, NULL, stream);
     if (err == 0)
       err = cf_sum_word_planes_add (region->words, (int) region->n_planes,
-          (guint8 *) sums + r->word_offset, key8, key.previous_pitch,
-          zero_next, device_bytes, stream);
+          (guint8 *) sums + r->word_offset, region->rgb10a2 ? NULL : key8,
+          key.previous_pitch, zero_next, device_bytes, stream);
+    /* packed 10-bit RGB: the key is the pixels' grey (BT.601's weights, as
+     * 8-bit RGB's key) rounded to 8 bits, as cudagray's output-depth=8 */
+    if (err == 0 && key8 && region->rgb10a2 && region->width > 0
+        && region->height > 0)
+      err = cf_gray8_from_rgb10a2 (region->planes[0].data,
+          region->planes[0].pitch, key8, key.previous_pitch, region->width,
+          region->height, region->rgb10a2 == 2, CF_GRAY_MATRIX_BT601, stream);
     if (err == 0 && key8) {
       CfSamplePlane key8_plane = { key8, key.previous_pitch, region->width,
         region->height, 1, {0, -1, -1, -1}

@@ -322,7 +322,13 @@ void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
  * for interleaved chroma: P010's UV) words, each holding a sample v of
  * `depth` bits (9 to 16) at bit `shift`: v = (word >> shift) & (2^depth -
  * 1).  channel[i] is the channel (0 to CF_HIST_WORD_CHANNELS - 1) of word
- * i of a pixel, or -1. */
+ * i of a pixel, or -1.  A plane may start at any byte: the packed 10-bit
+ * RGB formats (RGB10A2_LE, BGR10A2_LE: 32-bit pixels with components at
+ * bits 0, 10 and 20) are three planes of two words a pixel, channel {c,
+ * -1}, at bytes 0, 1 and 2 of the pixel with shifts 0, 2 and 4.  So where
+ * the second word of a pixel is not counted (channel[1] == -1), the last
+ * pixel's second word is never read: it may lie past the row, and past
+ * the buffer (cf_word_plane_row_words). */
 #define CF_HIST_MAX_LEVELS 4096
 #define CF_HIST_WORD_CHANNELS 3
 typedef struct
@@ -336,6 +342,21 @@ typedef struct
   int depth;
   int shift;
 } CfWordPlane;
+
+#ifdef __CUDACC__
+#define CF_HOST_DEVICE __host__ __device__
+#else
+#define CF_HOST_DEVICE
+#endif
+
+/* The words of a row of @pl that are read: all of its pixels' words but
+ * an uncounted last one. */
+static inline CF_HOST_DEVICE int
+cf_word_plane_row_words (const CfWordPlane * pl)
+{
+  return pl->width * pl->words_per_pixel
+      - (pl->width > 0 && pl->words_per_pixel == 2 && pl->channel[1] < 0);
+}
 
 /* A channel of depth d is counted at 2^min(d, 12) levels: the level of v
  * is v >> max(d - 12, 0). */

@@ -13,7 +13,9 @@ std::mt19937_64 g_rng;
 const Format kRGBA = { "RGBA", 4, false }, kRGB = { "RGB", 3, false },
     kNV12 = { "NV12", 1, true }, kGRAY8 = { "GRAY8", 1, false },
     /* NV12's layout in 16-bit words, each holding 10 bits at the top */
-    kP010 = { "P010", 2, true };
+    kP010 = { "P010", 2, true },
+    /* 32-bit pixels of three 10-bit components (R, G, B) and 2-bit alpha */
+    kRGB10A2 = { "RGB10A2", 4, false };
 
 const Size kSizes[4] = {
   {"720p", 1280, 720}, {"1080p", 1920, 1080}, {"4K", 3840, 2160},
@@ -97,6 +99,20 @@ p010_planes (const uint8_t * frame, size_t pitch, int w, int h,
   planes[1] = CfWordPlane { frame + pitch * h, pitch, (w + 1) / 2,
       (h + 1) / 2, 2, {1, 2}, 10, 6 };
   return 2;
+}
+
+int
+word_planes (const Format & fmt, const uint8_t * frame, size_t pitch, int w,
+    int h, CfWordPlane * planes)
+{
+  if (&fmt == &kP010)
+    return p010_planes (frame, pitch, w, h, planes);
+  /* RGB10A2: R, G and B at bytes 0, 1, 2 of each pixel, shifts 0, 2, 4 */
+  for (int c = 0; c < 3; c++)
+    planes[c] = CfWordPlane { frame + c, pitch, w, h, 2, {c, -1}, 10,
+      2 * c
+    };
+  return 3;
 }
 
 /* ---- checks ----------------------------------------------------------- */

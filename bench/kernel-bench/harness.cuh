@@ -123,7 +123,7 @@ struct Format
   bool nv12;
 };
 
-extern const Format kRGBA, kRGB, kNV12, kGRAY8, kP010;
+extern const Format kRGBA, kRGB, kNV12, kGRAY8, kP010, kRGB10A2;
 
 static inline int
 rows_of (const Format & fmt, int h)
@@ -243,6 +243,12 @@ int sample_planes (const Format & fmt, const uint8_t * frame, size_t pitch,
  * word.  Returns 2. */
 int p010_planes (const uint8_t * frame, size_t pitch, int w, int h,
     CfWordPlane * planes);
+
+/* The planes of words of a frame of @fmt, kP010 or kRGB10A2 (its R, G and
+ * B as the elements give them to the kernels: cudafilters-kernels.h,
+ * CfWordPlane).  Returns their number. */
+int word_planes (const Format & fmt, const uint8_t * frame, size_t pitch,
+    int w, int h, CfWordPlane * planes);
 
 /* ---- checks ----------------------------------------------------------- */
 

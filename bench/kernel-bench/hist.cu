@@ -193,12 +193,11 @@ bench_hist (int w, int h, const Format & fmt, bool solid, HistImpl impl)
 }
 
 /* The high-bit histogram (#48): cf_hist_word_planes_add as cudahist runs
- * it on P010 (10 bits at the top of 16-bit words, 1024 levels), taking
- * turns between 3 sums buffers as the 8-bit rows do. */
+ * it on P010 (10 bits at the top of 16-bit words, 1024 levels) or RGB10A2,
+ * taking turns between 3 sums buffers as the 8-bit rows do. */
 static Row
-bench_hist_p010 (int w, int h, bool solid)
+bench_hist_words (const Format & fmt, int w, int h, bool solid)
 {
-  const Format & fmt = kP010;
   size_t bytes = frame_bytes (fmt, w, h);
   Row row = make_row ("hist", "ours", fmt, w, h, solid, (double) bytes);
   std::string what = describe (row);
@@ -206,14 +205,14 @@ bench_hist_p010 (int w, int h, bool solid)
   in.fill (solid);
 
   auto planes =[&](const uint8_t * frame, CfWordPlane * p) {
-    p010_planes (frame, in.pitch, w, h, p);
+    return word_planes (fmt, frame, in.pitch, w, h, p);
   };
   const int nc = (int) (cf_hist_word_sums_bytes (10) / sizeof (uint32_t));
   std::vector < uint32_t > want (nc);
-  CfWordPlane hp[2];
-  planes (in.host.data (), hp);
+  CfWordPlane hp[CF_HIST_MAX_PLANES];
+  const int n_planes = planes (in.host.data (), hp);
   auto reference =[&] {
-    cf_ref_hist_word_planes (hp, 2, want.data ());
+    cf_ref_hist_word_planes (hp, n_planes, want.data ());
   };
   row.cpu_us = cpu_median_us (seconds_of (reference), reference);
 
@@ -221,10 +220,10 @@ bench_hist_p010 (int w, int h, bool solid)
   DeviceArray < uint8_t > sums (3 * sums_bytes);
   int add_launches = 0;
   Launch launch =[&](int i) {
-    CfWordPlane p[2];
+    CfWordPlane p[CF_HIST_MAX_PLANES];
     planes (in[i], p);
     const int n = add_launches++;
-    return cf_hist_word_planes_add (p, 2, sums.ptr + (n % 3) * sums_bytes,
+    return cf_hist_word_planes_add (p, n_planes, sums.ptr + (n % 3) * sums_bytes,
         sums.ptr + ((n + 1) % 3) * sums_bytes, nullptr);
   };
   sums.poison ();
@@ -381,8 +380,8 @@ bench_hlg_p010 (int w, int h, bool solid)
 }
 
 /* Ours (both ways), CUB and RGB beside them in RGBA and NV12 at every size
- * on random and solid frames; then the seeds at 4K RGBA; then P010, and
- * its light levels (PQ's codes, HLG's light). */
+ * on random and solid frames; then the seeds at 4K RGBA; then P010 (and
+ * RGB10A2 at 4K), and P010's light levels (PQ's codes, HLG's light). */
 void
 add_hist_cases (Cases & cases)
 {
@@ -411,8 +410,11 @@ add_hist_cases (Cases & cases)
   for (auto & s:kSizes)
     for (bool solid:kContents)
       add_case (cases, case_name ("hist", kP010, s, "", solid),[=] {
-            return bench_hist_p010 (s.w, s.h, solid);
+            return bench_hist_words (kP010, s.w, s.h, solid);
           });
+  add_case (cases, "hist RGB10A2 4K",[=] {
+        return bench_hist_words (kRGB10A2, k4K.w, k4K.h, false);
+      });
   for (auto & s:kSizes)
     for (bool solid:kContents)
       add_case (cases, case_name ("light", kP010, s, "", solid),[=] {

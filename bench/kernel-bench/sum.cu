@@ -372,13 +372,13 @@ bench_sum (int w, int h, const Format & fmt, bool solid, unsigned flags,
 }
 
 /* The high-bit statistics (#48): cf_sum_word_planes_add as cudasum runs
- * it on P010, taking turns between 3 sums buffers; with @key the luma
- * also written out at 8 bits, as it is for the profiles and detectors
- * (whose own pass, cf_sum_planes_add on that plane, is not in this row). */
+ * it on P010 or RGB10A2, taking turns between 3 sums buffers; with @key
+ * (P010 only) the luma also written out at 8 bits, as it is for the
+ * profiles and detectors (whose own pass, cf_sum_planes_add on that
+ * plane, is not in this row). */
 static Row
-bench_sum_p010 (int w, int h, bool key)
+bench_sum_words (const Format & fmt, int w, int h, bool key)
 {
-  const Format & fmt = kP010;
   size_t bytes = frame_bytes (fmt, w, h);
   Row row = make_row ("sum", key ? "ours, luma at 8 bits out" : "ours", fmt,
       w, h, false, (double) (bytes + (key ? (size_t) w * h : 0)));
@@ -387,14 +387,14 @@ bench_sum_p010 (int w, int h, bool key)
   in.fill (false);
 
   auto planes =[&](const uint8_t * frame, CfWordPlane * p) {
-    p010_planes (frame, in.pitch, w, h, p);
+    return word_planes (fmt, frame, in.pitch, w, h, p);
   };
   CfWordStats want, got;
   std::vector < uint8_t > want_key (key8.bytes ());
-  CfWordPlane hp[2];
-  planes (in.host.data (), hp);
+  CfWordPlane hp[CF_HIST_MAX_PLANES];
+  const int n_planes = planes (in.host.data (), hp);
   auto reference =[&] {
-    cf_ref_sum_word_planes (hp, 2, &want, key ? want_key.data () : nullptr,
+    cf_ref_sum_word_planes (hp, n_planes, &want, key ? want_key.data () : nullptr,
         key8.pitch);
   };
   row.cpu_us = cpu_median_us (seconds_of (reference), reference);
@@ -403,10 +403,10 @@ bench_sum_p010 (int w, int h, bool key)
   DeviceArray < uint8_t > sums (3 * sums_bytes);
   int add_launches = 0;
   Launch launch =[&](int i) {
-    CfWordPlane p[2];
+    CfWordPlane p[CF_HIST_MAX_PLANES];
     planes (in[i], p);
     const int n = add_launches++;
-    return cf_sum_word_planes_add (p, 2, sums.ptr + (n % 3) * sums_bytes,
+    return cf_sum_word_planes_add (p, n_planes, sums.ptr + (n % 3) * sums_bytes,
         key ? key8[0] : nullptr, key8.pitch,
         sums.ptr + ((n + 1) % 3) * sums_bytes, sums_bytes, nullptr);
   };
@@ -489,8 +489,11 @@ add_sum_cases (Cases & cases)
   for (bool key: {false, true})
     add_case (cases, std::string ("sum P010 4K") + (key ? " luma at 8 bits" :
             ""),[=] {
-          return bench_sum_p010 (k4K.w, k4K.h, key);
+          return bench_sum_words (kP010, k4K.w, k4K.h, key);
         });
+  add_case (cases, "sum RGB10A2 4K",[=] {
+        return bench_sum_words (kRGB10A2, k4K.w, k4K.h, false);
+      });
   add_case (cases, "sum RGBA 4K profiles+black",[=] {
         return bench_sum (k4K.w, k4K.h, kRGBA, false,
             CF_SUM_PROFILES | CF_SUM_BLACK, SUM_OURS);

@@ -49,10 +49,13 @@ cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
       for (x = 0; x < pl->width; x++) {
         for (w = 0; w < pl->words_per_pixel; w++) {
           const uint8_t *s = row + 2 * ((size_t) x * pl->words_per_pixel + w);
-          uint32_t v = ((s[0] | (uint32_t) s[1] << 8) >> pl->shift) & mask;
+          uint32_t v;
 
-          if (pl->channel[w] >= 0)
-            counts[pl->channel[w] * levels + (v >> level_shift)]++;
+          /* (an uncounted word is not read: cf_word_plane_row_words) */
+          if (pl->channel[w] < 0)
+            continue;
+          v = ((s[0] | (uint32_t) s[1] << 8) >> pl->shift) & mask;
+          counts[pl->channel[w] * levels + (v >> level_shift)]++;
         }
       }
     }

@@ -74,7 +74,7 @@ count_rows (const CfWordPlane & pl, int block, int blocks,
     const WordCounter & c)
 {
   const int wpp = pl.words_per_pixel;
-  const int samples = pl.width * wpp;
+  const int samples = cf_word_plane_row_words (&pl);
   for (int y = block; y < pl.height; y += blocks) {
     const uint8_t *row = (const uint8_t *) pl.data + (size_t) y * pl.pitch;
     if ((uintptr_t) row & 1) {
@@ -111,7 +111,7 @@ __device__ void
 count_flat (const CfWordPlane & pl, int t, int threads, const WordCounter & c)
 {
   const int wpp = pl.words_per_pixel;
-  const int samples = pl.width * wpp;
+  const int samples = cf_word_plane_row_words (&pl);
   const int row_vecs = samples / 8;
   const uint8_t *base = (const uint8_t *) pl.data;
 

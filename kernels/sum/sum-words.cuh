@@ -84,7 +84,7 @@ stats_rows (const CfWordPlane & pl, int block, int blocks,
     SlotTotals & t0, SlotTotals & t1)
 {
   const int wpp = pl.words_per_pixel;
-  const int samples = pl.width * wpp;
+  const int samples = cf_word_plane_row_words (&pl);
   for (int y = block; y < pl.height; y += blocks) {
     const uint8_t *row = (const uint8_t *) pl.data + (size_t) y * pl.pitch;
     for (int i = threadIdx.x; i < samples; i += blockDim.x) {
@@ -169,7 +169,7 @@ stats_flat (const CfWordPlane & pl, int t, int threads, const WordReader & r,
     uint8_t * key8, size_t key8_pitch, SlotTotals & t0, SlotTotals & t1)
 {
   const int wpp = pl.words_per_pixel;
-  const int samples = pl.width * wpp;
+  const int samples = cf_word_plane_row_words (&pl);
   const int row_vecs = samples / 8;
   const uint8_t *base = (const uint8_t *) pl.data;
 

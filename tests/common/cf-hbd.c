@@ -35,6 +35,25 @@ const GstVideoFormat cf_hbd_cuda_word_formats[] = {
 const guint cf_hbd_n_cuda_word_formats =
 G_N_ELEMENTS (cf_hbd_cuda_word_formats);
 
+gboolean
+cf_hbd_is_rgb10a2 (GstVideoFormat format)
+{
+  return format == GST_VIDEO_FORMAT_RGB10A2_LE ||
+      format == GST_VIDEO_FORMAT_BGR10A2_LE;
+}
+
+/* The first bit of component @comp (R, G, B, A) of a packed 10-bit RGB
+ * pixel, a 32-bit little-endian word: RGB10A2_LE has R in bits 0-9, G
+ * 10-19, B 20-29 and A 30-31; BGR10A2_LE B in bits 0-9 and R in 20-29. */
+static guint
+rgb10a2_bit (const GstVideoFrame * frame, guint comp)
+{
+  if (comp == 1 || comp == 3)
+    return comp * 10;
+  return GST_VIDEO_FRAME_FORMAT (frame) == GST_VIDEO_FORMAT_BGR10A2_LE ?
+      20 - comp * 10 : comp * 10;
+}
+
 static guint8 *
 sample_at (const GstVideoFrame * frame, guint comp, gint x, gint y)
 {
@@ -58,6 +77,8 @@ check_format (const GstVideoFrame * frame)
   guint c;
 
   /* test data: a format this file does not know is the test's mistake */
+  if (cf_hbd_is_rgb10a2 (GST_VIDEO_FRAME_FORMAT (frame)))
+    return;
   g_assert (GST_VIDEO_FORMAT_INFO_IS_LE (finfo));
   for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
     g_assert (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) > 8);
@@ -113,7 +134,10 @@ cf_hbd_render (GstVideoFrame * frame, guint index, guint32 seed)
 
     for (y = 0; y < h; y++)
       for (x = 0; x < w; x++)
-        cf_hbd_set_value (frame, c, x, y,
+        cf_hbd_set_value (frame, c, x, y, depth < 8 ?
+            /* RGB10A2's alpha: noise */
+            cf_test_hash3 (seed ^ (index * 4 + c), (guint32) x,
+                (guint32) y) % (1u << depth) :
             content (c, x, y, w, h, index, seed, depth));
   }
 }
@@ -124,6 +148,9 @@ cf_hbd_value (const GstVideoFrame * frame, guint comp, gint x, gint y)
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, comp);
 
+  if (cf_hbd_is_rgb10a2 (GST_VIDEO_FRAME_FORMAT (frame)))
+    return (GST_READ_UINT32_LE (sample_at (frame, comp, x, y))
+        >> rgb10a2_bit (frame, comp)) & ((1u << depth) - 1);
   return (GST_READ_UINT16_LE (sample_at (frame, comp, x, y))
       >> GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp)) & ((1u << depth) - 1);
 }
@@ -132,6 +159,16 @@ void
 cf_hbd_set_value (GstVideoFrame * frame, guint comp, gint x, gint y,
     guint value)
 {
+  if (cf_hbd_is_rgb10a2 (GST_VIDEO_FRAME_FORMAT (frame))) {
+    guint8 *p = sample_at (frame, comp, x, y);
+    guint bit = rgb10a2_bit (frame, comp);
+    guint32 mask = ((1u << GST_VIDEO_FORMAT_INFO_DEPTH (frame->info.finfo,
+                comp)) - 1) << bit;
+
+    GST_WRITE_UINT32_LE (p, (GST_READ_UINT32_LE (p) & ~mask) |
+        ((value << bit) & mask));
+    return;
+  }
   GST_WRITE_UINT16_LE (sample_at (frame, comp, x, y),
       value << GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, comp));
 }

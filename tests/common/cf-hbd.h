@@ -41,12 +41,17 @@ extern const guint cf_hbd_n_cuda_word_formats;
 #define CF_HBD_N_CLIPS 4
 extern const CfHbdClip cf_hbd_clips[CF_HBD_N_CLIPS];
 
+/* Whether @format is one of the packed 10-bit RGB formats (RGB10A2_LE,
+ * BGR10A2_LE), which the functions below also take. */
+gboolean cf_hbd_is_rgb10a2 (GstVideoFormat format);
+
 /* Fills @frame (mapped for writing, a format of 16-bit words per sample:
  * I420_10LE, I420_12LE, Y444_10LE, Y444_12LE, Y444_16LE, P010_10LE,
- * P012_LE, P016_LE, GRAY16_LE) with frame @index of @seed: smooth ramps
- * over the whole range with texture and noise in the low bits, moving from
- * frame to frame, and a corner of each component at 0 and one at the top
- * value.  The padding of the rows is left as it is. */
+ * P012_LE, P016_LE, GRAY16_LE; or RGB10A2_LE, BGR10A2_LE) with frame
+ * @index of @seed: smooth ramps over the whole range with texture and
+ * noise in the low bits, moving from frame to frame, and a corner of each
+ * component at 0 and one at the top value (RGB10A2's 2-bit alpha: noise).
+ * The padding of the rows is left as it is. */
 void cf_hbd_render (GstVideoFrame * frame, guint index, guint32 seed);
 
 /* The value of component @comp at (@x, @y) of @frame, in the format's
@@ -54,7 +59,8 @@ void cf_hbd_render (GstVideoFrame * frame, guint index, guint32 seed);
 guint cf_hbd_value (const GstVideoFrame * frame, guint comp, gint x, gint y);
 guint cf_hbd_value16 (const GstVideoFrame * frame, guint comp, gint x,
     gint y);
-/* Sets that value (in the format's depth; the word's other bits zero). */
+/* Sets that value (in the format's depth; the word's other bits zero, but
+ * a packed 10-bit RGB pixel's other components'). */
 void cf_hbd_set_value (GstVideoFrame * frame, guint comp, gint x, gint y,
     guint value);
 

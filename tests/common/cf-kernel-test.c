@@ -178,6 +178,58 @@ word_planes_clear (WordPlanes * wp)
   }
 }
 
+void
+rgb10a2_planes_init (WordPlanes * wp, gboolean swap_rb, gint w, gint h,
+    PitchMode mode, gboolean solid)
+{
+  gsize row = (gsize) w * 4;
+  gsize pitch = mode == PITCH_TIGHT ? row : mode == PITCH_PADDED ?
+      GST_ROUND_UP_N (row, 256) + 256 : row + 3;
+  gsize off = mode == PITCH_MISALIGNED ? 5 : 0;
+  /* the last row exactly: nothing after its last pixel */
+  gsize size = off + (h > 0 ? pitch * (h - 1) + row : 0);
+  gint c;
+
+  memset (wp, 0, sizeof (*wp));
+  wp->n_planes = 3;
+  wp->h_data[0] = g_malloc (MAX (size, 1));
+  cf_test_fill_random (rand_, wp->h_data[0], size);
+  if (solid) {
+    guint8 pixel[4];
+    gint y;
+    gsize x;
+
+    cf_test_fill_random (rand_, pixel, 4);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < row; x++)
+        wp->h_data[0][off + y * pitch + x] = pixel[x % 4];
+  }
+  CUDA_OK (cudaMalloc ((void **) &wp->d_data[0], MAX (size, 1)));
+  CUDA_OK (cudaMemcpy (wp->d_data[0], wp->h_data[0], size,
+          cudaMemcpyHostToDevice));
+  for (c = 0; c < 3; c++) {
+    /* the component's bit in the pixel: RGB10A2 R 0, G 10, B 20 */
+    gint bit = 10 * (swap_rb ? 2 - c : c);
+    CfWordPlane pl = { NULL, pitch, w, h, 2, {c, -1}, 10, bit % 8 };
+
+    wp->host[c] = wp->dev[c] = pl;
+    wp->host[c].data = wp->h_data[0] + off + bit / 8;
+    wp->dev[c].data = wp->d_data[0] + off + bit / 8;
+  }
+}
+
+guint
+rgb10a2_component (const WordPlanes * wp, gboolean swap_rb, gint c, gint x,
+    gint y)
+{
+  /* plane 0 starts at byte 0 of a pixel (R, or B with swap_rb) */
+  const CfWordPlane *p0 = &wp->host[swap_rb ? 2 : 0];
+  guint32 pixel = GST_READ_UINT32_LE ((const guint8 *) p0->data +
+      (gsize) y * p0->pitch + (gsize) x * 4);
+
+  return (pixel >> (10 * (swap_rb ? 2 - c : c))) & 0x3ff;
+}
+
 static const WordPlaneSpec p010_planes[] = {
   {1, {0, -1}, 1, 1}, {2, {1, 2}, 2, 2},
 }, i420_planes[] = {

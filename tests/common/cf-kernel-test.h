@@ -123,6 +123,22 @@ void word_planes_init (WordPlanes * wp, const WordPlaneSpec * specs, gint n,
 
 void word_planes_clear (WordPlanes * wp);
 
+/* A @w x @h frame of RGB10A2_LE (BGR10A2_LE with @swap_rb: B in bits 0-9)
+ * as the elements give it to the kernels: three planes of two words a
+ * pixel over one buffer, R, G and B at bytes 0, 1 and 2 of each 32-bit
+ * pixel with shifts 0, 2 and 4 (BGR: B, G, R), channel {c, -1}, depth 10.
+ * The buffer is exactly its rows (@mode's pitch), random bits (or one
+ * random pixel everywhere, @solid), so that a read past the last pixel
+ * is a read past the buffer. */
+void rgb10a2_planes_init (WordPlanes * wp, gboolean swap_rb, gint w, gint h,
+    PitchMode mode, gboolean solid);
+
+/* The 10-bit component @c (0 R, 1 G, 2 B) of pixel (@x, @y) of
+ * rgb10a2_planes_init()'s host frame, read as a 32-bit word: the
+ * definition the planes are checked against. */
+guint rgb10a2_component (const WordPlanes * wp, gboolean swap_rb, gint c,
+    gint x, gint y);
+
 /* the high-bit layouts of the kernel tests: every one the elements take,
  * a plane of one channel of two words, and 9 bits */
 typedef struct

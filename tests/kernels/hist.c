@@ -362,27 +362,21 @@ GST_END_TEST;
 
 /* ---- high bit depth (#48): planes of 16-bit words ---- */
 
-/* The planes of @layout at @w x @h (cf-kernel-test.h), counted on the CPU
- * and on the GPU three times: by cf_hist_word_planes() over poisoned
- * counts, twice, and by cf_hist_word_planes_add() into zeroed sums, which
- * also zeroes a poisoned next buffer. */
+/* The planes @wp counted on the GPU three times, each time to @want: by
+ * cf_hist_word_planes() over poisoned counts, twice, and by
+ * cf_hist_word_planes_add() into zeroed sums, which also zeroes a poisoned
+ * next buffer. */
 static void
-check_word_planes (const WordLayout * layout, gint w, gint h, PitchMode mode,
-    gboolean solid)
+check_hist_words (WordPlanes * wp, const guint32 * want, const gchar * what)
 {
-  const gsize n_counts = cf_hist_word_sums_bytes (layout->depth) / 4;
-  const gint levels = CF_HIST_LEVELS (layout->depth);
-  guint32 *want = g_new (guint32, n_counts), *got = g_new (guint32, n_counts);
+  const gint depth = wp->host[0].depth;
+  const gsize n_counts = cf_hist_word_sums_bytes (depth) / 4;
+  const gint levels = CF_HIST_LEVELS (depth);
+  guint32 *got = g_new (guint32, n_counts);
   guint32 *d_counts, *d_next;
-  gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s", layout->name, w,
-      h, mode, solid ? " solid" : "");
-  WordPlanes wp;
   gint run;
   gsize i;
 
-  word_planes_init (&wp, layout->specs, layout->n, layout->depth,
-      layout->shift, w, h, mode, solid);
-  cf_ref_hist_word_planes (wp.host, wp.n_planes, want);
   CUDA_OK (cudaMalloc ((void **) &d_counts, n_counts * 4));
   CUDA_OK (cudaMalloc ((void **) &d_next, n_counts * 4));
   for (run = 0; run < 3; run++) {
@@ -390,11 +384,11 @@ check_word_planes (const WordLayout * layout, gint w, gint h, PitchMode mode,
 
     if (run < 2) {
       CUDA_OK (cudaMemset (d_counts, POISON, n_counts * 4));
-      err = cf_hist_word_planes (wp.dev, wp.n_planes, d_counts, NULL);
+      err = cf_hist_word_planes (wp->dev, wp->n_planes, d_counts, NULL);
     } else {
       CUDA_OK (cudaMemset (d_counts, 0, n_counts * 4));
       CUDA_OK (cudaMemset (d_next, POISON, n_counts * 4));
-      err = cf_hist_word_planes_add (wp.dev, wp.n_planes, d_counts, d_next,
+      err = cf_hist_word_planes_add (wp->dev, wp->n_planes, d_counts, d_next,
           NULL);
     }
     fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
@@ -412,10 +406,26 @@ check_word_planes (const WordLayout * layout, gint w, gint h, PitchMode mode,
         what, (gint) i, got[i]);
   CUDA_OK (cudaFree (d_next));
   CUDA_OK (cudaFree (d_counts));
+  g_free (got);
+}
+
+/* the planes of @layout: the GPU's counts are the reference's */
+static void
+check_word_planes (const WordLayout * layout, gint w, gint h, PitchMode mode,
+    gboolean solid)
+{
+  guint32 *want = g_new (guint32, cf_hist_word_sums_bytes (layout->depth) / 4);
+  gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s", layout->name, w,
+      h, mode, solid ? " solid" : "");
+  WordPlanes wp;
+
+  word_planes_init (&wp, layout->specs, layout->n, layout->depth,
+      layout->shift, w, h, mode, solid);
+  cf_ref_hist_word_planes (wp.host, wp.n_planes, want);
+  check_hist_words (&wp, want, what);
   word_planes_clear (&wp);
   g_free (what);
   g_free (want);
-  g_free (got);
 }
 
 GST_START_TEST (test_hist_words_equals_reference)
@@ -430,6 +440,50 @@ GST_START_TEST (test_hist_words_equals_reference)
       check_word_planes (&word_layouts[l], sizes[s].w, sizes[s].h,
           PITCH_PADDED, TRUE);
     }
+}
+
+GST_END_TEST;
+
+/* RGB10A2 and BGR10A2 as three planes at bytes 0, 1 and 2 of each pixel:
+ * the reference's counts of those planes are the counts of the components
+ * read from the 32-bit pixels, and the GPU's are the reference's, on
+ * buffers that end at the last pixel (a read of the uncounted word after
+ * it would be past the buffer: compute-sanitizer's memcheck finds it) */
+GST_START_TEST (test_hist_rgb10a2_equals_reference)
+{
+  static const struct
+  {
+    gint w, h;
+  } rgb_sizes[] = { {1, 1}, {3, 7}, {17, 5}, {640, 3}, {1921, 1081} };
+  const gsize n_counts = cf_hist_word_sums_bytes (10) / 4;
+  guint32 *want = g_new (guint32, n_counts);
+  guint32 *defined = g_new (guint32, n_counts);
+  guint s, mode, swap, solid;
+
+  for (swap = 0; swap < 2; swap++)
+    for (s = 0; s < G_N_ELEMENTS (rgb_sizes); s++)
+      for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+        for (solid = 0; solid < 2; solid++) {
+          gint w = rgb_sizes[s].w, h = rgb_sizes[s].h, x, y, c;
+          gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s",
+              swap ? "BGR10A2" : "RGB10A2", w, h, mode, solid ? " solid" : "");
+          WordPlanes wp;
+
+          rgb10a2_planes_init (&wp, swap, w, h, mode, solid);
+          memset (defined, 0, n_counts * 4);
+          for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++)
+              for (c = 0; c < 3; c++)
+                defined[c * 1024 + rgb10a2_component (&wp, swap, c, x, y)]++;
+          cf_ref_hist_word_planes (wp.host, wp.n_planes, want);
+          fail_unless (memcmp (want, defined, n_counts * 4) == 0,
+              "%s: the reference's counts are not the components'", what);
+          check_hist_words (&wp, want, what);
+          word_planes_clear (&wp);
+          g_free (what);
+        }
+  g_free (defined);
+  g_free (want);
 }
 
 GST_END_TEST;
@@ -506,4 +560,5 @@ CF_KERNEL_TEST_MAIN ("kernels-hist",
     CF_KERNEL_TEST (test_hist_warp_bytes_equals_reference),
     CF_KERNEL_TEST (test_hist_invalid_arguments),
     CF_KERNEL_TEST (test_hist_words_equals_reference),
+    CF_KERNEL_TEST (test_hist_rgb10a2_equals_reference),
     CF_KERNEL_TEST (test_hist_words_invalid_arguments));

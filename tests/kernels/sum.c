@@ -387,29 +387,25 @@ GST_END_TEST;
 
 /* ---- high bit depth (#48): planes of 16-bit words ---- */
 
-/* The planes of @layout at @w x @h (cf-kernel-test.h): the statistics and
- * the 8-bit key plane from the GPU (into zeroed sums, over a poisoned key
- * plane, zeroing a poisoned next buffer) and from the CPU. */
+/* The planes @wp of a @w x @h frame: the statistics and, where plane 0
+ * has one word a pixel, the 8-bit key plane from the GPU (into zeroed
+ * sums, over a poisoned key plane, zeroing a poisoned next buffer) and
+ * from the CPU, whose statistics are left in @want. */
 static void
-check_word_stats (const WordLayout * layout, gint w, gint h, PitchMode mode,
-    gboolean solid)
+check_word_stats_of (WordPlanes * wp, gint w, gint h, const gchar * what,
+    CfWordStats * want)
 {
   const gsize sums_bytes = cf_sum_word_sums_bytes (), next_bytes = 4096;
   const gsize key_pitch = GST_ROUND_UP_16 (w) + 16;
-  const gboolean keyed = layout->specs[0].words_per_pixel == 1;
+  const gboolean keyed = wp->host[0].words_per_pixel == 1;
   guint8 *d_sums, *d_next, *d_key, *h_key = g_malloc (key_pitch * h);
   guint8 *want_key = g_malloc0 (key_pitch * h), *host_sums, *host_next;
-  gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s", layout->name, w,
-      h, mode, solid ? " solid" : "");
-  CfWordStats want, got;
-  WordPlanes wp;
+  CfWordStats got;
   CfError err;
   gint c, y;
   gsize i;
 
-  word_planes_init (&wp, layout->specs, layout->n, layout->depth,
-      layout->shift, w, h, mode, solid);
-  cf_ref_sum_word_planes (wp.host, wp.n_planes, &want, keyed ? want_key :
+  cf_ref_sum_word_planes (wp->host, wp->n_planes, want, keyed ? want_key :
       NULL, key_pitch);
   CUDA_OK (cudaMalloc ((void **) &d_sums, sums_bytes));
   CUDA_OK (cudaMalloc ((void **) &d_next, next_bytes));
@@ -417,7 +413,7 @@ check_word_stats (const WordLayout * layout, gint w, gint h, PitchMode mode,
   CUDA_OK (cudaMemset (d_sums, 0, sums_bytes));
   CUDA_OK (cudaMemset (d_next, POISON, next_bytes));
   CUDA_OK (cudaMemset (d_key, POISON, key_pitch * h));
-  err = cf_sum_word_planes_add (wp.dev, wp.n_planes, d_sums, keyed ? d_key :
+  err = cf_sum_word_planes_add (wp->dev, wp->n_planes, d_sums, keyed ? d_key :
       NULL, key_pitch, d_next, next_bytes, NULL);
   fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
   CUDA_OK (cudaDeviceSynchronize ());
@@ -428,15 +424,15 @@ check_word_stats (const WordLayout * layout, gint w, gint h, PitchMode mode,
   CUDA_OK (cudaMemcpy (h_key, d_key, key_pitch * h, cudaMemcpyDeviceToHost));
   cf_sum_word_sums_read (host_sums, &got);
   for (c = 0; c < CF_HIST_WORD_CHANNELS; c++) {
-    fail_unless (got.sum[c] == want.sum[c], "%s: channel %d sum %"
+    fail_unless (got.sum[c] == want->sum[c], "%s: channel %d sum %"
         G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, what, c, got.sum[c],
-        want.sum[c]);
-    fail_unless (got.sum_squares[c] == want.sum_squares[c], "%s: channel %d "
+        want->sum[c]);
+    fail_unless (got.sum_squares[c] == want->sum_squares[c], "%s: channel %d "
         "squares %" G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, what, c,
-        got.sum_squares[c], want.sum_squares[c]);
-    fail_unless (got.min[c] == want.min[c] && got.max[c] == want.max[c],
+        got.sum_squares[c], want->sum_squares[c]);
+    fail_unless (got.min[c] == want->min[c] && got.max[c] == want->max[c],
         "%s: channel %d min/max %u/%u, want %u/%u", what, c, got.min[c],
-        got.max[c], want.min[c], want.max[c]);
+        got.max[c], want->min[c], want->max[c]);
   }
   for (i = 0; i < next_bytes; i++)
     fail_unless (host_next[i] == 0, "%s: next buffer byte %d not zeroed",
@@ -449,11 +445,26 @@ check_word_stats (const WordLayout * layout, gint w, gint h, PitchMode mode,
   CUDA_OK (cudaFree (d_key));
   CUDA_OK (cudaFree (d_next));
   CUDA_OK (cudaFree (d_sums));
-  word_planes_clear (&wp);
   g_free (host_sums);
   g_free (host_next);
   g_free (h_key);
   g_free (want_key);
+}
+
+/* the planes of @layout (cf-kernel-test.h) */
+static void
+check_word_stats (const WordLayout * layout, gint w, gint h, PitchMode mode,
+    gboolean solid)
+{
+  gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s", layout->name, w,
+      h, mode, solid ? " solid" : "");
+  CfWordStats want;
+  WordPlanes wp;
+
+  word_planes_init (&wp, layout->specs, layout->n, layout->depth,
+      layout->shift, w, h, mode, solid);
+  check_word_stats_of (&wp, w, h, what, &want);
+  word_planes_clear (&wp);
   g_free (what);
 }
 
@@ -469,6 +480,52 @@ GST_START_TEST (test_sum_words_equals_reference)
       check_word_stats (&word_layouts[l], sizes[s].w, sizes[s].h,
           PITCH_PADDED, TRUE);
     }
+}
+
+GST_END_TEST;
+
+/* RGB10A2 and BGR10A2 as three planes at bytes 0, 1 and 2 of each pixel
+ * (cf-kernel-test.h): the reference's statistics of those planes are
+ * those of the components read from the 32-bit pixels, and the GPU's are
+ * the reference's, on buffers that end at the last pixel */
+GST_START_TEST (test_sum_rgb10a2_equals_reference)
+{
+  static const struct
+  {
+    gint w, h;
+  } rgb_sizes[] = { {1, 1}, {3, 7}, {17, 5}, {640, 3}, {1921, 1081} };
+  guint s, mode, swap, solid;
+
+  for (swap = 0; swap < 2; swap++)
+    for (s = 0; s < G_N_ELEMENTS (rgb_sizes); s++)
+      for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+        for (solid = 0; solid < 2; solid++) {
+          gint w = rgb_sizes[s].w, h = rgb_sizes[s].h, x, y, c;
+          gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d%s",
+              swap ? "BGR10A2" : "RGB10A2", w, h, mode, solid ? " solid" : "");
+          CfWordStats want, defined;
+          WordPlanes wp;
+
+          rgb10a2_planes_init (&wp, swap, w, h, mode, solid);
+          memset (&defined, 0, sizeof (defined));
+          for (c = 0; c < CF_HIST_WORD_CHANNELS; c++)
+            defined.min[c] = G_MAXUINT32;
+          for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++)
+              for (c = 0; c < 3; c++) {
+                guint v = rgb10a2_component (&wp, swap, c, x, y);
+
+                defined.sum[c] += v;
+                defined.sum_squares[c] += (guint64) v *v;
+                defined.min[c] = MIN (defined.min[c], v);
+                defined.max[c] = MAX (defined.max[c], v);
+              }
+          check_word_stats_of (&wp, w, h, what, &want);
+          fail_unless (memcmp (&want, &defined, sizeof (want)) == 0,
+              "%s: the reference's statistics are not the components'", what);
+          word_planes_clear (&wp);
+          g_free (what);
+        }
 }
 
 GST_END_TEST;
@@ -520,4 +577,5 @@ CF_KERNEL_TEST_MAIN ("kernels-sum",
     CF_KERNEL_TEST (test_sum_regions),
     CF_KERNEL_TEST (test_sum_invalid_arguments),
     CF_KERNEL_TEST (test_sum_words_equals_reference),
+    CF_KERNEL_TEST (test_sum_rgb10a2_equals_reference),
     CF_KERNEL_TEST (test_sum_words_invalid_arguments));

@@ -1,5 +1,6 @@
 /* cudahist with 10- to 16-bit input (#48), through GstHarness: the counts
- * of every format of 16-bit words, in system and CUDA memory, against
+ * of every format of 16-bit words and of the packed 10-bit RGB (R, G, B;
+ * not the 2-bit alpha), in system and CUDA memory, against
  * counts made here from the frame's values (cf_hbd_value), at 2^min(d, 12)
  * levels folded into bins; odd sizes, padded strides (rows at odd
  * addresses too), random words (bits outside the samples set), solid
@@ -31,7 +32,8 @@ reference_counts (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
   guint x0 = MIN (roi->x, width), y0 = MIN (roi->y, height);
   guint w = roi->w ? MIN (roi->w, width - x0) : width - x0;
   guint h = roi->h ? MIN (roi->h, height - y0) : height - y0;
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c, x, y;
+  /* (not RGB10A2's 2-bit alpha) */
+  guint n = MIN (GST_VIDEO_INFO_N_COMPONENTS (info), 3), c, x, y;
   guint depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
   guint levels = levels_of (depth);
 
@@ -58,12 +60,16 @@ reference_counts (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
   return n;
 }
 
+static const gchar *const rgb_names[] = { "R", "G", "B" };
+static const gchar *const yuv_names[] = { "Y", "U", "V" };
+
 /* @s holds the counts of @buf in @bins bins. */
 static void
 check_counts (const GstStructure * s, GstBuffer * buf,
     const GstVideoInfo * info, const Roi * roi, guint bins, const gchar * what)
 {
-  static const gchar *names[] = { "Y", "U", "V" };
+  const gchar *const *names = GST_VIDEO_INFO_IS_RGB (info) ? rgb_names :
+      yuv_names;
   guint64 *want = g_new (guint64, 3 * CF_HIST_MAX_LEVELS), pixels, got_pixels;
   guint n = reference_counts (buf, info, roi, bins, want, &pixels), c, b;
   guint got_bins, got_depth;
@@ -89,11 +95,12 @@ check_counts (const GstStructure * s, GstBuffer * buf,
           names[c], b, got, want[c * CF_HIST_MAX_LEVELS + b]);
       total += got;
     }
-    if (c == 0)
-      fail_unless (total == pixels, "%s: Y sums to %" G_GUINT64_FORMAT, what,
-          total);
+    if (c == 0 || GST_VIDEO_INFO_IS_RGB (info))
+      fail_unless (total == pixels, "%s: %s sums to %" G_GUINT64_FORMAT, what,
+          names[c], total);
   }
   fail_if (n < 3 && gst_structure_has_field (s, "U"), "%s", what);
+  fail_if (gst_structure_has_field (s, "A"), "%s: alpha counted", what);
   g_free (want);
 }
 
@@ -140,15 +147,21 @@ default_bins (GstVideoFormat format)
           (format), 0), 10);
 }
 
-/* every format of words, sizes from 1x1, rows tight, padded by an odd
- * count (every other row at an odd address) and by 64 bytes */
+static const GstVideoFormat rgb10a2_formats[] = {
+  GST_VIDEO_FORMAT_RGB10A2_LE, GST_VIDEO_FORMAT_BGR10A2_LE,
+};
+
+/* every format of words and the packed 10-bit RGB, sizes from 1x1, rows
+ * tight, padded by an odd count (every other row at an odd address) and
+ * by 64 bytes */
 GST_START_TEST (test_every_format_system_memory)
 {
   static const Roi whole = { 0, 0, 0, 0 };
   guint f;
 
-  for (f = 0; f < CF_HBD_N_WORD_FORMATS; f++) {
-    GstVideoFormat format = cf_hbd_word_formats[f];
+  for (f = 0; f < CF_HBD_N_WORD_FORMATS + G_N_ELEMENTS (rgb10a2_formats); f++) {
+    GstVideoFormat format = f < CF_HBD_N_WORD_FORMATS ?
+        cf_hbd_word_formats[f] : rgb10a2_formats[f - CF_HBD_N_WORD_FORMATS];
     guint bins = default_bins (format);
 
     run_frame ("cudahist", format, 1, 1, 0, WORDS_RANDOM, bins, &whole);
@@ -168,7 +181,7 @@ GST_START_TEST (test_bins_and_regions)
   static const guint bins[] = { 1, 7, 1000, 1024, 4096 };
   static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_P010_10LE,
     GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y444_16LE,
-    GST_VIDEO_FORMAT_GRAY16_LE,
+    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_BGR10A2_LE,
   };
   guint r, b, f;
 
@@ -197,8 +210,11 @@ GST_START_TEST (test_cuda_memory)
   static const Roi whole = { 0, 0, 0, 0 }, part = { 7, 3, 100, 50 };
   guint f;
 
-  for (f = 0; f < cf_hbd_n_cuda_word_formats; f++) {
-    GstVideoFormat format = cf_hbd_cuda_word_formats[f];
+  for (f = 0; f < cf_hbd_n_cuda_word_formats + G_N_ELEMENTS (rgb10a2_formats);
+      f++) {
+    GstVideoFormat format = f < cf_hbd_n_cuda_word_formats ?
+        cf_hbd_cuda_word_formats[f] :
+        rgb10a2_formats[f - cf_hbd_n_cuda_word_formats];
 
     run_frame ("cudaupload ! cudahist ! cudadownload", format, 1921, 1081, 0,
         WORDS_REAL, default_bins (format), &whole);

@@ -3,15 +3,18 @@
  * (cf_hbd_value): sums, means, min, max and standard deviations in the
  * sample's units, percentiles over 2^min(d, 12) levels, `depth`; and the
  * profiles, crop, black ratio and frame difference of the luma at 8 bits,
- * v >> (d - 8), with 8-bit thresholds.  Every format of 16-bit words in
- * system and CUDA memory, odd sizes, padded strides (rows at odd addresses
- * too), random words with bits outside the samples set, real-looking and
- * letterboxed frames, regions of interest. */
+ * v >> (d - 8) (packed 10-bit RGB: its grey, rounded to 8 bits), with
+ * 8-bit thresholds.  Every format of 16-bit words and the packed 10-bit
+ * RGB (R, G, B; not the 2-bit alpha) in system and CUDA memory, odd
+ * sizes, padded strides (rows at odd addresses too), random words with
+ * bits outside the samples set, real-looking and letterboxed frames,
+ * regions of interest. */
 #include <math.h>
 #include <gst/check/gstcheck.h>
 
 #include "cf-hbd.h"
 #include "cf-test-util.h"
+#include "cudafilters-kernels.h"
 
 #define ALL_OPTIONS "percentiles=true profiles=true detect=crop+black+cut"
 #define THRESHOLD 24
@@ -55,7 +58,8 @@ expected_of_frame (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
   guint c, x, y, levels;
 
   memset (e, 0, sizeof (*e));
-  e->n_channels = GST_VIDEO_INFO_N_COMPONENTS (info);
+  /* (not RGB10A2's 2-bit alpha) */
+  e->n_channels = MIN (GST_VIDEO_INFO_N_COMPONENTS (info), 3);
   e->depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
   levels = levels_of (e->depth);
   e->rx = MIN (roi->x, width);
@@ -93,6 +97,18 @@ expected_of_frame (GstBuffer * buf, const GstVideoInfo * info, const Roi * roi,
     for (x = 0; x < e->rw; x++) {
       guint k = cf_hbd_value (&frame, 0, e->rx + x, e->ry + y) >>
           (e->depth - 8);
+
+      if (cf_hbd_is_rgb10a2 (GST_VIDEO_INFO_FORMAT (info))) {
+        /* the grey of BT.601's weights (8-bit RGB's key), rounded to 8
+         * bits half up */
+        CfGrayWeights wt = cf_gray_weights (CF_GRAY_MATRIX_BT601);
+        guint grey = (wt.kr * cf_hbd_value (&frame, 0, e->rx + x, e->ry + y)
+            + wt.kg * cf_hbd_value (&frame, 1, e->rx + x, e->ry + y)
+            + wt.kb * cf_hbd_value (&frame, 2, e->rx + x, e->ry + y)
+            + 32768) >> 16;
+
+        k = MIN ((grey + 2) >> 2, 255);
+      }
 
       e->key[(gsize) y * e->rw + x] = (guint8) k;
       e->row_sums[y] += k;
@@ -226,8 +242,11 @@ make_words (GstVideoFormat format, gint w, gint h, guint pad, Content content)
   fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
   cf_hbd_render (&frame, g_rand_int_range (rand_, 0, 1000), g_rand_int (rand_));
   if (content == WORDS_LETTERBOX) {
-    /* bars of 1/8 the height above and below, black luma, neutral chroma */
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+    /* bars of 1/8 the height above and below, black luma, neutral chroma
+     * (RGB: all three black) */
+    gboolean rgb = GST_VIDEO_INFO_IS_RGB (&info);
+
+    for (c = 0; c < MIN (GST_VIDEO_INFO_N_COMPONENTS (&info), 3); c++) {
       guint depth = GST_VIDEO_INFO_COMP_DEPTH (&info, c);
       gint ch = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, c);
       gint bar = ch / 8;
@@ -235,8 +254,8 @@ make_words (GstVideoFormat format, gint w, gint h, guint pad, Content content)
       for (y = 0; y < ch; y++)
         for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&frame, c); x++)
           if (y < bar || y >= ch - bar)
-            cf_hbd_set_value (&frame, c, x, y, c ? 1u << (depth - 1) :
-                16u << (depth - 8));
+            cf_hbd_set_value (&frame, c, x, y, c && !rgb ? 1u << (depth - 1)
+                : 16u << (depth - 8));
     }
   }
   gst_video_frame_unmap (&frame);
@@ -269,12 +288,17 @@ run_frame (const gchar * launch, GstVideoFormat format, gint w, gint h,
 
 static const Roi whole = { 0, 0, 0, 0 };
 
+static const GstVideoFormat rgb10a2_formats[] = {
+  GST_VIDEO_FORMAT_RGB10A2_LE, GST_VIDEO_FORMAT_BGR10A2_LE,
+};
+
 GST_START_TEST (test_every_format_system_memory)
 {
   guint f;
 
-  for (f = 0; f < CF_HBD_N_WORD_FORMATS; f++) {
-    GstVideoFormat format = cf_hbd_word_formats[f];
+  for (f = 0; f < CF_HBD_N_WORD_FORMATS + G_N_ELEMENTS (rgb10a2_formats); f++) {
+    GstVideoFormat format = f < CF_HBD_N_WORD_FORMATS ?
+        cf_hbd_word_formats[f] : rgb10a2_formats[f - CF_HBD_N_WORD_FORMATS];
 
     run_frame ("cudasum " ALL_OPTIONS, format, 1, 1, 0, WORDS_RANDOM, &whole);
     run_frame ("cudasum " ALL_OPTIONS, format, 3, 7, 37, WORDS_RANDOM, &whole);
@@ -293,6 +317,7 @@ GST_START_TEST (test_regions)
 {
   static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_P010_10LE,
     GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_Y444_16LE,
+    GST_VIDEO_FORMAT_RGB10A2_LE,
   };
   guint f, r;
 
@@ -313,11 +338,16 @@ GST_START_TEST (test_cuda_memory)
 {
   guint f;
 
-  for (f = 0; f < cf_hbd_n_cuda_word_formats; f++) {
+  for (f = 0; f < cf_hbd_n_cuda_word_formats + G_N_ELEMENTS (rgb10a2_formats);
+      f++) {
+    GstVideoFormat format = f < cf_hbd_n_cuda_word_formats ?
+        cf_hbd_cuda_word_formats[f] :
+        rgb10a2_formats[f - cf_hbd_n_cuda_word_formats];
+
     run_frame ("cudaupload ! cudasum " ALL_OPTIONS " ! cudadownload",
-        cf_hbd_cuda_word_formats[f], 1921, 1081, 0, WORDS_REAL, &whole);
+        format, 1921, 1081, 0, WORDS_REAL, &whole);
     run_frame ("cudaupload ! cudasum " ALL_OPTIONS " ! cudadownload",
-        cf_hbd_cuda_word_formats[f], 33, 17, 0, WORDS_LETTERBOX, &whole);
+        format, 33, 17, 0, WORDS_LETTERBOX, &whole);
   }
 }
 
@@ -341,6 +371,7 @@ GST_START_TEST (test_frame_diff)
 {
   static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_P010_10LE,
     GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_GRAY16_LE,
+    GST_VIDEO_FORMAT_BGR10A2_LE,
   };
   guint f, i;
 

@@ -332,22 +332,25 @@ GST_START_TEST (test_hist_properties_and_caps)
           ", format=RGBA, width=8, height=8, framerate=30/1"),
       "video/x-raw(memory:CUDAMemory), format=RGBA, width=8, height=8, "
       "framerate=30/1");
-  /* 10 to 16 bits: the formats of 16-bit words, in both memory types
-   * (GRAY16_LE in system memory only); not the packed 10-bit RGB */
+  /* 10 to 16 bits: the formats of 16-bit words and the packed 10-bit RGB,
+   * in both memory types (GRAY16_LE in system memory only), and no
+   * big-endian words */
   assert_caps_equal (src_caps_of ("cudahist", "video/x-raw, "
-          "format={P010_10LE, GRAY16_LE, BGR10A2_LE}, width=8, height=8, "
-          "framerate=30/1"), "video/x-raw, format={P010_10LE, GRAY16_LE}, "
-      "width=8, height=8, framerate=30/1");
+          "format={P010_10LE, GRAY16_LE, BGR10A2_LE, GRAY16_BE}, width=8, "
+          "height=8, framerate=30/1"), "video/x-raw, format={P010_10LE, "
+      "GRAY16_LE, BGR10A2_LE}, width=8, height=8, framerate=30/1");
   assert_caps_equal (src_caps_of ("cudahist", "video/x-raw(memory:CUDAMemory)"
-          ", format={P010_10LE, P016_LE, I420_10LE, Y444_16LE, GRAY16_LE}, "
-          "width=8, height=8, framerate=30/1"),
+          ", format={P010_10LE, P016_LE, I420_10LE, Y444_16LE, GRAY16_LE, "
+          "RGB10A2_LE, BGR10A2_LE}, width=8, height=8, framerate=30/1"),
       "video/x-raw(memory:CUDAMemory), format={P010_10LE, P016_LE, "
-      "I420_10LE, Y444_16LE}, width=8, height=8, framerate=30/1");
+      "I420_10LE, Y444_16LE, RGB10A2_LE, BGR10A2_LE}, width=8, height=8, "
+      "framerate=30/1");
   /* cudasum: the same formats */
   caps = src_caps_of ("cudasum", "video/x-raw, format={P010_10LE, "
-      "GRAY16_LE, RGB10A2_LE}, width=8, height=8, framerate=30/1");
-  assert_caps_equal (caps, "video/x-raw, format={P010_10LE, GRAY16_LE}, "
-      "width=8, height=8, framerate=30/1");
+      "GRAY16_LE, RGB10A2_LE, GRAY16_BE}, width=8, height=8, "
+      "framerate=30/1");
+  assert_caps_equal (caps, "video/x-raw, format={P010_10LE, GRAY16_LE, "
+      "RGB10A2_LE}, width=8, height=8, framerate=30/1");
 }
 
 GST_END_TEST;
