@@ -38,13 +38,21 @@ echo "setup: CUDA Toolkit of $nvcc"
 # its bare name, so that each later compile would take whichever nvcc PATH
 # then names.  A native file pins the full path in the build; a build made
 # with another nvcc is made anew (meson never redetects a compiler).
+# meson before 1.4 (Debian 12 has 1.0) never has nvcc write the dependency
+# files ninja reads, so that a changed header would rebuild nothing: there
+# nvcc is called through scripts/nvcc-depfile, which has it write them.
 build=${BUILD:-build}
 native="$build/cuda-native.ini"
+cuda="'$nvcc'"
+if python3 -c 'import sys; v = sys.argv[1].split(".")
+sys.exit(0 if (int(v[0]), int(v[1])) < (1, 4) else 1)' "$(meson --version)"; then
+  cuda="['$PWD/scripts/nvcc-depfile', '$nvcc']"
+fi
 if [ -f "$build/build.ninja" ]; then
-  if grep -qxF "cuda = '$nvcc'" "$native" 2>/dev/null; then
+  if grep -qxF "cuda = $cuda" "$native" 2>/dev/null; then
     set -- --reconfigure "$@"
   else
-    echo "setup: $build was not configured with $nvcc; configuring it anew"
+    echo "setup: $build was not configured with $nvcc this way; configuring it anew"
     rm -rf "$build"
   fi
 fi
@@ -53,7 +61,7 @@ fi
 # and should stay first for later ones
 export PATH="$(dirname "$nvcc"):$PATH"
 mkdir -p "$build"
-printf "[binaries]\ncuda = '%s'\n" "$nvcc" >"$native"
+printf "[binaries]\ncuda = %s\n" "$cuda" >"$native"
 
 # meson prints its errors on standard output: on failure, show its log
 log=$(mktemp)
