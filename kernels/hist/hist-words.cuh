@@ -17,13 +17,16 @@
  * make no whole vector.  Any other plane (a region of interest starting
  * mid-row, rows padded by an odd count) is read a row per block in turn,
  * from the row's first 16-byte boundary on, words before it one at a time
- * and a row at an odd address a byte at a time.  The same counts as
+ * (a row at an odd address: two at a time, visit_row_words in
+ * word-rows.cuh).  The same counts as
  * cf_ref_hist_word_planes (hist-reference.c).  Tests (kernels-hist):
  * test_hist_words_equals_reference. */
 #ifndef CUDAFILTERS_HIST_WORDS_CUH
 #define CUDAFILTERS_HIST_WORDS_CUH
 
 #include <stdint.h>
+
+#include "word-rows.cuh"
 
 namespace {
 
@@ -78,8 +81,10 @@ count_rows (const CfWordPlane & pl, int block, int blocks,
   for (int y = block; y < pl.height; y += blocks) {
     const uint8_t *row = (const uint8_t *) pl.data + (size_t) y * pl.pitch;
     if ((uintptr_t) row & 1) {
-      for (int i = threadIdx.x; i < samples; i += blockDim.x)
-        c.count (row[2 * i] | (uint32_t) row[2 * i + 1] << 8, i % wpp);
+      visit_row_words (row, samples, threadIdx.x, blockDim.x,
+          [&](int i, uint32_t word) {
+            c.count (word, i % wpp);
+          });
       continue;
     }
     const uint16_t *words = (const uint16_t *) row;

@@ -7,7 +7,8 @@
  * The planes share one wave of blocks in proportion to their bytes, as
  * the high-bit histogram's do (hist-words.cuh), and are read the same
  * ways: a plane whose rows all start on 16 bytes as one flat run of
- * 16-byte vectors, any other a row per block in turn.  A thread sums each
+ * 16-byte vectors, any other a row per block in turn (visit_row_words,
+ * word-rows.cuh).  A thread sums each
  * word of a pixel (at most two: P010's U and V) in 64-bit totals; in a
  * vector it takes two words side by side in 16-bit lanes, for min and max
  * of both in one instruction.  After its plane a block reduces its
@@ -19,6 +20,8 @@
 #define CUDAFILTERS_SUM_WORDS_CUH
 
 #include <stdint.h>
+
+#include "word-rows.cuh"
 
 namespace {
 
@@ -87,15 +90,16 @@ stats_rows (const CfWordPlane & pl, int block, int blocks,
   const int samples = cf_word_plane_row_words (&pl);
   for (int y = block; y < pl.height; y += blocks) {
     const uint8_t *row = (const uint8_t *) pl.data + (size_t) y * pl.pitch;
-    for (int i = threadIdx.x; i < samples; i += blockDim.x) {
-      uint32_t v = r.value (row[2 * i] | (uint32_t) row[2 * i + 1] << 8);
-      if (wpp == 2 && (i & 1))
-        t1.add (v);
-      else
-        t0.add (v);
-      if (key8)                 /* (plane 0: one word a pixel) */
-        key8[(size_t) y * key8_pitch + i] = (uint8_t) (v >> r.key_shift);
-    }
+    visit_row_words (row, samples, threadIdx.x, blockDim.x,
+        [&](int i, uint32_t word) {
+          uint32_t v = r.value (word);
+          if (wpp == 2 && (i & 1))
+            t1.add (v);
+          else
+            t0.add (v);
+          if (key8)             /* (plane 0: one word a pixel) */
+            key8[(size_t) y * key8_pitch + i] = (uint8_t) (v >> r.key_shift);
+        });
   }
 }
 
