@@ -31,9 +31,8 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaFiltersAnalysis, gst_cuda_filters_analysis,
  *   words (#CF_SYS_FORMATS_WORDS), whose planes are in @words instead of
  *   @planes
  * @words: each plane's part of the region, for @depth above 8
- * @rgb10a2: 1 for RGB10A2_LE, 2 for BGR10A2_LE (@planes[0]: the packed
- *   plane; @words: R, G and B as planes of two words a pixel at bytes 0,
- *   1 and 2 of the pixel, or B, G, R), else 0
+ * @rgb10a2: CF_RGB10A2 for RGB10A2_LE, CF_BGR10A2 for BGR10A2_LE (one
+ *   plane, in @planes and @words, a plane of packed 10-bit RGB), else 0
  * @is_yuv: whether the channels are Y, U, V
  * @chroma_sub_x: @chroma_sub_y: of YUV, the log2 of the chroma's
  *   subsampling (4:2:0: 1 and 1), 0 otherwise

@@ -32,12 +32,10 @@
 /* The region @r (its rectangle set) of @frame, a frame of RGB10A2_LE or
  * BGR10A2_LE: R, G and B, each of 10 bits in a 32-bit little-endian pixel
  * (RGB10A2_LE: R in bits 0-9, G 10-19, B 20-29; BGR10A2_LE: B in bits
- * 0-9), as three planes of two words a pixel over the one plane of the
- * frame: each channel's word starts at the byte of its first bit, and the
- * sample is at the rest of that bit (cudafilters-kernels.h, CfWordPlane).
- * The 2-bit alpha is not counted.  planes[] is the packed plane, once a
- * channel (for the counts of samples), and planes[0].data its region's
- * first pixel. */
+ * 0-9), as one plane of packed 10-bit RGB for the word kernels
+ * (cudafilters-kernels.h, CfWordPlane).  The 2-bit alpha is not counted.
+ * planes[0] is the same plane, whose first three bytes stand for the three
+ * channels in the counts of samples. */
 static void
 rgb10a2_region (const GstCudaFiltersFrame * frame, GstCudaFiltersRegion * r)
 {
@@ -47,35 +45,33 @@ rgb10a2_region (const GstCudaFiltersFrame * frame, GstCudaFiltersRegion * r)
   gsize pitch = frame->stride[0];
   const guint8 *first = frame->data[0] + (gsize) r->y * pitch +
       (gsize) r->x * 4;
+  CfSamplePlane *pl = &r->planes[0];
+  CfWordPlane *wp = &r->words[0];
   guint c;
 
   r->n_channels = 3;
-  r->n_planes = 3;
+  r->n_planes = 1;
   r->depth = 10;
-  r->rgb10a2 = swap_rb ? 2 : 1;
+  r->rgb10a2 = swap_rb ? CF_BGR10A2 : CF_RGB10A2;
   for (c = 0; c < 3; c++) {
-    CfSamplePlane *pl = &r->planes[c];
-    CfWordPlane *wp = &r->words[c];
-    guint bit = 10 * (swap_rb ? 2 - c : c);
-
     r->channel_names[c] = rgb_names[c];
-    memset (pl->channel, 0xff, sizeof (pl->channel));
-    pl->data = first;
-    pl->pitch = pitch;
-    pl->width = r->width;
-    pl->height = r->height;
-    pl->bytes_per_pixel = 4;
-    pl->channel[0] = (int) c;
-    wp->data = first + bit / 8;
-    wp->pitch = pitch;
-    wp->width = r->width;
-    wp->height = r->height;
-    wp->words_per_pixel = 2;
-    wp->channel[0] = (int) c;
-    wp->channel[1] = -1;
-    wp->depth = 10;
-    wp->shift = (int) (bit % 8);
+    pl->channel[c] = (int) c;
   }
+  pl->channel[3] = -1;
+  pl->data = first;
+  pl->pitch = pitch;
+  pl->width = r->width;
+  pl->height = r->height;
+  pl->bytes_per_pixel = 4;
+  wp->data = first;
+  wp->pitch = pitch;
+  wp->width = r->width;
+  wp->height = r->height;
+  wp->words_per_pixel = 2;
+  wp->channel[0] = wp->channel[1] = -1;
+  wp->depth = 10;
+  wp->shift = 0;
+  wp->rgb10a2 = r->rgb10a2;
 }
 
 /* The region of interest of @frame and each plane's part of it, with the

@@ -322,13 +322,18 @@ void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
  * for interleaved chroma: P010's UV) words, each holding a sample v of
  * `depth` bits (9 to 16) at bit `shift`: v = (word >> shift) & (2^depth -
  * 1).  channel[i] is the channel (0 to CF_HIST_WORD_CHANNELS - 1) of word
- * i of a pixel, or -1.  A plane may start at any byte: the packed 10-bit
- * RGB formats (RGB10A2_LE, BGR10A2_LE: 32-bit pixels with components at
- * bits 0, 10 and 20) are three planes of two words a pixel, channel {c,
- * -1}, at bytes 0, 1 and 2 of the pixel with shifts 0, 2 and 4.  So where
- * the second word of a pixel is not counted (channel[1] == -1), the last
- * pixel's second word is never read: it may lie past the row, and past
- * the buffer (cf_word_plane_row_words). */
+ * i of a pixel, or -1.  A plane may start at any byte; where the second
+ * word of a pixel is not counted (channel[1] == -1), the last pixel's
+ * second word is never read: it may lie past the row, and past the buffer
+ * (cf_word_plane_row_words).
+ *
+ * rgb10a2 (0 for the planes above) makes the plane one of the packed
+ * 10-bit RGB formats: 32-bit little-endian pixels (words_per_pixel 2,
+ * depth 10, shift 0; channel[] is not read) of three samples, at bits 0-9,
+ * 10-19 and 20-29, and 2 bits of alpha, not counted.  CF_RGB10A2 is
+ * RGB10A2_LE (channels R, G, B: 0, 1, 2 from bit 0 up), CF_BGR10A2
+ * BGR10A2_LE (B in bits 0-9: channels 2, 1, 0).  Its data and pitch are
+ * multiples of 4. */
 #define CF_HIST_MAX_LEVELS 4096
 #define CF_HIST_WORD_CHANNELS 3
 typedef struct
@@ -341,7 +346,14 @@ typedef struct
   int channel[2];
   int depth;
   int shift;
+  int rgb10a2;
 } CfWordPlane;
+
+enum
+{
+  CF_RGB10A2 = 1,
+  CF_BGR10A2 = 2,
+};
 
 #ifdef __CUDACC__
 #define CF_HOST_DEVICE __host__ __device__
@@ -354,8 +366,16 @@ typedef struct
 static inline CF_HOST_DEVICE int
 cf_word_plane_row_words (const CfWordPlane * pl)
 {
-  return pl->width * pl->words_per_pixel
-      - (pl->width > 0 && pl->words_per_pixel == 2 && pl->channel[1] < 0);
+  return pl->width * pl->words_per_pixel - (pl->width > 0 && !pl->rgb10a2
+      && pl->words_per_pixel == 2 && pl->channel[1] < 0);
+}
+
+/* The channel of the sample at bits 10 s to 10 s + 9 (s = 0, 1, 2) of a
+ * pixel of a plane of packed 10-bit RGB. */
+static inline CF_HOST_DEVICE int
+cf_rgb10a2_channel (const CfWordPlane * pl, int s)
+{
+  return pl->rgb10a2 == CF_BGR10A2 ? 2 - s : s;
 }
 
 /* A channel of depth d is counted at 2^min(d, 12) levels: the level of v

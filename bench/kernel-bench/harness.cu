@@ -95,9 +95,9 @@ int
 p010_planes (const uint8_t * frame, size_t pitch, int w, int h,
     CfWordPlane * planes)
 {
-  planes[0] = CfWordPlane { frame, pitch, w, h, 1, {0, -1}, 10, 6 };
+  planes[0] = CfWordPlane { frame, pitch, w, h, 1, {0, -1}, 10, 6, 0 };
   planes[1] = CfWordPlane { frame + pitch * h, pitch, (w + 1) / 2,
-      (h + 1) / 2, 2, {1, 2}, 10, 6 };
+      (h + 1) / 2, 2, {1, 2}, 10, 6, 0 };
   return 2;
 }
 
@@ -107,12 +107,10 @@ word_planes (const Format & fmt, const uint8_t * frame, size_t pitch, int w,
 {
   if (&fmt == &kP010)
     return p010_planes (frame, pitch, w, h, planes);
-  /* RGB10A2: R, G and B at bytes 0, 1, 2 of each pixel, shifts 0, 2, 4 */
-  for (int c = 0; c < 3; c++)
-    planes[c] = CfWordPlane { frame + c, pitch, w, h, 2, {c, -1}, 10,
-      2 * c
-    };
-  return 3;
+  planes[0] = CfWordPlane { frame, pitch, w, h, 2, {-1, -1}, 10, 0,
+    CF_RGB10A2
+  };
+  return 1;
 }
 
 /* ---- checks ----------------------------------------------------------- */

@@ -244,9 +244,9 @@ int sample_planes (const Format & fmt, const uint8_t * frame, size_t pitch,
 int p010_planes (const uint8_t * frame, size_t pitch, int w, int h,
     CfWordPlane * planes);
 
-/* The planes of words of a frame of @fmt, kP010 or kRGB10A2 (its R, G and
- * B as the elements give them to the kernels: cudafilters-kernels.h,
- * CfWordPlane).  Returns their number. */
+/* The planes of words of a frame of @fmt, kP010 or kRGB10A2 (one plane of
+ * packed 10-bit RGB: cudafilters-kernels.h, CfWordPlane).  Returns their
+ * number. */
 int word_planes (const Format & fmt, const uint8_t * frame, size_t pitch,
     int w, int h, CfWordPlane * planes);
 

@@ -22,8 +22,8 @@ struct WordLaunch
 
 /* Whether @planes are what the kernels take: 1 to CF_HIST_MAX_PLANES
  * planes, all of one depth of 9 to 16 bits, each of 1 or 2 words a pixel
- * of known channels; an empty plane (a region of interest outside the
- * frame) may have no data. */
+ * of known channels, or of packed 10-bit RGB on 4 bytes; an empty plane (a
+ * region of interest outside the frame) may have no data. */
 static inline bool
 word_planes_valid (const CfWordPlane * planes, int n_planes)
 {
@@ -39,6 +39,13 @@ word_planes_valid (const CfWordPlane * planes, int n_planes)
         || (long long) pl.width * pl.words_per_pixel > INT32_MAX / 2
         || (pl.width > 0 && pl.height > 0 && !pl.data))
       return false;
+    if (pl.rgb10a2) {
+      if ((pl.rgb10a2 != CF_RGB10A2 && pl.rgb10a2 != CF_BGR10A2)
+          || pl.words_per_pixel != 2 || pl.depth != 10 || pl.shift != 0
+          || ((uintptr_t) pl.data & 3) || (pl.pitch & 3))
+        return false;
+      continue;
+    }
     for (int w = 0; w < pl.words_per_pixel; w++)
       if (pl.channel[w] < -1 || pl.channel[w] >= CF_HIST_WORD_CHANNELS)
         return false;
@@ -54,12 +61,16 @@ buffers_overlap (const void *a, size_t a_bytes, const void *b, size_t b_bytes)
       && (const char *) a < (const char *) b + b_bytes;
 }
 
+/* The most samples a pixel of a plane of @planes holds: its words, or
+ * three for packed 10-bit RGB (the histogram's counters a level). */
 static inline int
-max_words_per_pixel (const CfWordPlane * planes, int n_planes)
+max_samples_per_pixel (const CfWordPlane * planes, int n_planes)
 {
   int most = 1;
-  for (int p = 0; p < n_planes; p++)
-    most = planes[p].words_per_pixel > most ? planes[p].words_per_pixel : most;
+  for (int p = 0; p < n_planes; p++) {
+    const int n = planes[p].rgb10a2 ? 3 : planes[p].words_per_pixel;
+    most = n > most ? n : most;
+  }
   return most;
 }
 

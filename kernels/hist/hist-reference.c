@@ -47,6 +47,17 @@ cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
       const uint8_t *row = (const uint8_t *) pl->data + (size_t) y * pl->pitch;
 
       for (x = 0; x < pl->width; x++) {
+        if (pl->rgb10a2) {
+          const uint8_t *s = row + 4 * (size_t) x;
+          uint32_t pixel = s[0] | (uint32_t) s[1] << 8 | (uint32_t) s[2] << 16
+              | (uint32_t) s[3] << 24;
+          int k;
+
+          for (k = 0; k < 3; k++)
+            counts[cf_rgb10a2_channel (pl, k) * levels +
+                (pixel >> (10 * k) & 0x3ff)]++;
+          continue;
+        }
         for (w = 0; w < pl->words_per_pixel; w++) {
           const uint8_t *s = row + 2 * ((size_t) x * pl->words_per_pixel + w);
           uint32_t v;

@@ -6,9 +6,10 @@
  * The planes share the blocks in proportion to their bytes.  A block
  * counts its plane's words into counters of its own in shared memory: one
  * 32-bit word a level and word of a pixel (a plane holds at most two
- * channels, P010's U and V, so 2 x 4096 x 4 = 32 KB at most).  Then it
- * adds the non-zero ones into the sums, which hold zeros before the
- * launch: the fewer the blocks, the fewer those global atomics, so a
+ * channels, P010's U and V, so 2 x 4096 x 4 = 32 KB at most), or a level
+ * and sample of a pixel of packed 10-bit RGB (3 x 1024 x 4 = 12 KB).
+ * Then it adds the non-zero ones into the sums, which hold zeros before
+ * the launch: the fewer the blocks, the fewer those global atomics, so a
  * block is large and there is one wave of them.
  *
  * A plane whose rows all start on 16 bytes (a decoder's or cudaupload's
@@ -59,15 +60,40 @@ struct WordCounter
     atomicAdd (&local[slot * levels + level], 1u);
   }
 
-  /* a vector of 8 words starting at word 0 of a pixel */
-  __device__ void count8 (const uint4 & v, int wpp) const
+  /* a pixel of packed 10-bit RGB: its samples from bit 0 up into slots
+   * 0, 1 and 2 (depth 10: the level is the value) */
+  __device__ void count_rgb10a2 (uint32_t pixel) const
+  {
+    atomicAdd (&local[pixel & 0x3ff], 1u);
+    atomicAdd (&local[levels + (pixel >> 10 & 0x3ff)], 1u);
+    atomicAdd (&local[2 * levels + (pixel >> 20 & 0x3ff)], 1u);
+  }
+
+  /* a vector of 8 words starting at word 0 of a pixel (of a plane of
+   * packed 10-bit RGB with @rgb10a2) */
+  __device__ void count8 (const uint4 & v, int wpp, bool rgb10a2) const
   {
     const uint32_t parts[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-      count (parts[k] & 0xffff, 0);
-      count (parts[k] >> 16, wpp - 1);
+      if (rgb10a2) {
+        count_rgb10a2 (parts[k]);
+      } else {
+        count (parts[k] & 0xffff, 0);
+        count (parts[k] >> 16, wpp - 1);
+      }
     }
+  }
+
+  /* word @i of a row of @pl's words (of packed 10-bit RGB: its pixel at
+   * even i, nothing at odd) */
+  __device__ void count_word (const CfWordPlane & pl, const uint16_t * words,
+      int i) const
+  {
+    if (!pl.rgb10a2)
+      count (words[i], i % pl.words_per_pixel);
+    else if (!(i & 1))
+      count_rgb10a2 (*(const uint32_t *) (words + i));
   }
 };
 
@@ -92,12 +118,17 @@ count_rows (const CfWordPlane & pl, int block, int blocks,
     head = head < samples ? head : samples;
     const int n_vec = (samples - head) / 8;
     if ((int) threadIdx.x < head)
-      c.count (words[threadIdx.x], threadIdx.x % wpp);
+      c.count_word (pl, words, threadIdx.x);
     const uint4 *vec = (const uint4 *) (words + head);
-    /* a vector's words start at an index of head's parity */
+    /* a vector's words start at an index of head's parity (packed 10-bit
+     * RGB: rows on 4 bytes, so at a pixel) */
     const int first = head % wpp;
     for (int j = threadIdx.x; j < n_vec; j += blockDim.x) {
       const uint4 v = vec[j];
+      if (pl.rgb10a2) {
+        c.count8 (v, wpp, true);
+        continue;
+      }
       const uint32_t parts[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
       for (int k = 0; k < 4; k++) {
@@ -106,7 +137,7 @@ count_rows (const CfWordPlane & pl, int block, int blocks,
       }
     }
     for (int i = head + 8 * n_vec + threadIdx.x; i < samples; i += blockDim.x)
-      c.count (words[i], i % wpp);
+      c.count_word (pl, words, i);
   }
 }
 
@@ -143,9 +174,9 @@ count_flat (const CfWordPlane & pl, int t, int threads, const WordCounter & c)
         j -= row_vecs;
         y++;
       }
-      c.count8 (a, wpp);
+      c.count8 (a, wpp, pl.rgb10a2);
       if (has_b)
-        c.count8 (b, wpp);
+        c.count8 (b, wpp, pl.rgb10a2);
     }
   }
   const int tail = samples - 8 * row_vecs;
@@ -153,8 +184,8 @@ count_flat (const CfWordPlane & pl, int t, int threads, const WordCounter & c)
     const long long n = (long long) tail * pl.height;
     for (long long k = t; k < n; k += threads) {
       const int y = (int) (k / tail), i = 8 * row_vecs + (int) (k % tail);
-      c.count (((const uint16_t *) (base + (size_t) y * pl.pitch))[i],
-          i % wpp);
+      c.count_word (pl, (const uint16_t *) (base + (size_t) y * pl.pitch),
+          i);
     }
   }
 }
@@ -172,7 +203,9 @@ words_hist_kernel (WordPlanes planes, int levels, uint32_t * sums,
   const CfWordPlane & pl = planes.plane[p];
   const int block = blockIdx.x - planes.first_block[p];
   const int blocks = planes.first_block[p + 1] - planes.first_block[p];
-  const int n_local = pl.words_per_pixel * levels;
+  /* a slot a word of the pixel, or a sample of packed 10-bit RGB */
+  const int slots = pl.rgb10a2 ? 3 : pl.words_per_pixel;
+  const int n_local = slots * levels;
   const WordCounter counter = { local, levels, pl.shift,
     (1u << pl.depth) - 1, pl.depth > 12 ? pl.depth - 12 : 0
   };
@@ -196,7 +229,8 @@ words_hist_kernel (WordPlanes planes, int levels, uint32_t * sums,
   __syncthreads ();
 
   for (int i = threadIdx.x; i < n_local; i += blockDim.x) {
-    const int channel = pl.channel[i / levels];
+    const int channel = pl.rgb10a2 ? cf_rgb10a2_channel (&pl, i / levels) :
+        pl.channel[i / levels];
     if (local[i] && channel >= 0)
       atomicAdd (&sums[channel * levels + i % levels], local[i]);
   }

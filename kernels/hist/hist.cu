@@ -436,7 +436,7 @@ cf_hist_word_planes_add (const CfWordPlane * planes, int n_planes,
   cf_forget_earlier_errors ();
   const int levels = CF_HIST_LEVELS (depth);
   const size_t smem = sizeof (uint32_t) * levels *
-      cf::max_words_per_pixel (planes, n_planes);
+      cf::max_samples_per_pixel (planes, n_planes);
   cf::WordLaunch launch;
   cudaError_t err = cf::share_word_blocks (planes, n_planes,
       (const void *) words_hist_kernel, kWordsBlockThreads, smem, &launch);

@@ -79,6 +79,17 @@ cf_ref_sum_planes (const CfSamplePlane * planes, int n_planes,
   }
 }
 
+static void
+add_sample (CfWordStats * stats, int c, uint32_t v)
+{
+  stats->sum[c] += v;
+  stats->sum_squares[c] += (uint64_t) v *v;
+  if (v < stats->min[c])
+    stats->min[c] = v;
+  if (v > stats->max[c])
+    stats->max[c] = v;
+}
+
 void
 cf_ref_sum_word_planes (const CfWordPlane * planes, int n_planes,
     CfWordStats * stats, uint8_t * key8, size_t key8_pitch)
@@ -96,6 +107,17 @@ cf_ref_sum_word_planes (const CfWordPlane * planes, int n_planes,
       const uint8_t *row = (const uint8_t *) pl->data + (size_t) y * pl->pitch;
 
       for (x = 0; x < pl->width; x++) {
+        if (pl->rgb10a2) {
+          const uint8_t *s = row + 4 * (size_t) x;
+          uint32_t pixel = s[0] | (uint32_t) s[1] << 8 | (uint32_t) s[2] << 16
+              | (uint32_t) s[3] << 24;
+          int k;
+
+          for (k = 0; k < 3; k++)
+            add_sample (stats, cf_rgb10a2_channel (pl, k),
+                pixel >> (10 * k) & 0x3ff);
+          continue;
+        }
         for (w = 0; w < pl->words_per_pixel; w++) {
           const uint8_t *s = row + 2 * ((size_t) x * pl->words_per_pixel + w);
           uint32_t v;
@@ -109,14 +131,8 @@ cf_ref_sum_word_planes (const CfWordPlane * planes, int n_planes,
           if (p == 0 && w == 0 && key8)
             key8[(size_t) y * key8_pitch + x] = (uint8_t) (v >> (pl->depth -
                     8));
-          if (c < 0)
-            continue;
-          stats->sum[c] += v;
-          stats->sum_squares[c] += (uint64_t) v *v;
-          if (v < stats->min[c])
-            stats->min[c] = v;
-          if (v > stats->max[c])
-            stats->max[c] = v;
+          if (c >= 0)
+            add_sample (stats, c, v);
         }
       }
     }

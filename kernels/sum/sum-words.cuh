@@ -8,14 +8,16 @@
  * the high-bit histogram's do (hist-words.cuh), and are read the same
  * ways: a plane whose rows all start on 16 bytes as one flat run of
  * 16-byte vectors, any other a row per block in turn (visit_row_words,
- * word-rows.cuh).  A thread sums each
- * word of a pixel (at most two: P010's U and V) in 64-bit totals; in a
- * vector it takes two words side by side in 16-bit lanes, for min and max
- * of both in one instruction.  After its plane a block reduces its
- * threads (warp shuffles, then shared memory) and adds its totals into
- * the sums with one atomic each.  Min is kept as the max of 2^32 - 1 - v, so that
- * zeroed sums are the start.  The same results as cf_ref_sum_word_planes
- * (sum-reference.c).  Tests (kernels-sum): test_sum_words_equals_reference. */
+ * word-rows.cuh).  A thread sums each word of a pixel (at most two: P010's
+ * U and V), or each sample of a pixel of packed 10-bit RGB
+ * (stats_rgb10a2), in 64-bit totals; in a vector of words it takes two
+ * side by side in 16-bit lanes, for min and max of both in one
+ * instruction.  After its plane a block reduces its threads (warp
+ * shuffles, then shared memory) and adds its totals into the sums with one
+ * atomic each.  Min is kept as the max of 2^32 - 1 - v, so that zeroed
+ * sums are the start.  The same results as cf_ref_sum_word_planes
+ * (sum-reference.c).  Tests (kernels-sum): test_sum_words_equals_reference,
+ * test_sum_rgb10a2_equals_reference. */
 #ifndef CUDAFILTERS_SUM_WORDS_CUH
 #define CUDAFILTERS_SUM_WORDS_CUH
 
@@ -245,6 +247,59 @@ stats_flat (const CfWordPlane & pl, int t, int threads, const WordReader & r,
   }
 }
 
+/* A plane of packed 10-bit RGB (rows on 4 bytes): the samples of each
+ * pixel, from bit 0 up, into @t0, @t1 and @t2.  Rows on 16 bytes as one
+ * flat run of 16-byte vectors, thread @t of @threads, then each row's last
+ * pixels; any other plane a row per block in turn, a pixel a thread. */
+__device__ void
+stats_rgb10a2 (const CfWordPlane & pl, int block, int blocks,
+    SlotTotals & t0, SlotTotals & t1, SlotTotals & t2)
+{
+  const uint8_t *base = (const uint8_t *) pl.data;
+  auto add =[&](uint32_t pixel) {
+    t0.add (pixel & 0x3ff);
+    t1.add (pixel >> 10 & 0x3ff);
+    t2.add (pixel >> 20 & 0x3ff);
+  };
+  if (((uintptr_t) base & 15) || (pl.pitch & 15)) {
+    for (int y = block; y < pl.height; y += blocks) {
+      const uint32_t *row = (const uint32_t *) (base + (size_t) y * pl.pitch);
+      for (int x = threadIdx.x; x < pl.width; x += blockDim.x)
+        add (row[x]);
+    }
+    return;
+  }
+  const int t = block * blockDim.x + threadIdx.x, threads = blocks * blockDim.x;
+  const int row_vecs = pl.width / 4;
+  if (row_vecs > 0) {
+    const long long n = (long long) row_vecs * pl.height;
+    /* (y, j): vector j of row y, stepped by `threads` vectors */
+    const int dy = threads / row_vecs, dj = threads % row_vecs;
+    int y = t / row_vecs, j = t % row_vecs;
+    for (long long k = t; k < n; k += threads) {
+      const uint4 v = *(const uint4 *) (base + (size_t) y * pl.pitch + 16 * j);
+      add (v.x);
+      add (v.y);
+      add (v.z);
+      add (v.w);
+      y += dy;
+      j += dj;
+      if (j >= row_vecs) {
+        j -= row_vecs;
+        y++;
+      }
+    }
+  }
+  const int tail = pl.width - 4 * row_vecs;
+  if (tail > 0) {
+    const long long n = (long long) tail * pl.height;
+    for (long long k = t; k < n; k += threads) {
+      const int y = (int) (k / tail), x = 4 * row_vecs + (int) (k % tail);
+      add (((const uint32_t *) (base + (size_t) y * pl.pitch))[x]);
+    }
+  }
+}
+
 /* (warp_min and warp_max: sum-device.cuh) */
 __device__ unsigned long long
 warp_sum (unsigned long long v)
@@ -258,7 +313,7 @@ __global__ void
 __launch_bounds__ (kWordStatsThreads)
 words_stats_kernel (WordStatsArgs args, WordSums * sums)
 {
-  __shared__ SlotTotals warp_totals[2][kWordStatsWarps];
+  __shared__ SlotTotals warp_totals[3][kWordStatsWarps];
   int p = 0;
   while (p + 1 < args.n_planes && (int) blockIdx.x >= args.first_block[p + 1])
     p++;
@@ -267,7 +322,9 @@ words_stats_kernel (WordStatsArgs args, WordSums * sums)
   const int blocks = args.first_block[p + 1] - args.first_block[p];
   const WordReader reader = { pl.shift, (1u << pl.depth) - 1, pl.depth - 8 };
   uint8_t *key8 = p == 0 ? args.key8 : nullptr;
-  SlotTotals t0 = { 0, 0, UINT32_MAX, 0 }, t1 = t0;
+  SlotTotals t0 = { 0, 0, UINT32_MAX, 0 }, t1 = t0, t2 = t0;
+  /* a slot a word of the pixel, or a sample of packed 10-bit RGB */
+  const int slots = pl.rgb10a2 ? 3 : pl.words_per_pixel;
 
   if (args.zero_next)
     for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
@@ -275,7 +332,9 @@ words_stats_kernel (WordStatsArgs args, WordSums * sums)
       args.zero_next[i] = 0;
 
   if (pl.width > 0 && pl.height > 0) {
-    if (((uintptr_t) pl.data & 15) == 0 && (pl.pitch & 15) == 0)
+    if (pl.rgb10a2)
+      stats_rgb10a2 (pl, block, blocks, t0, t1, t2);
+    else if (((uintptr_t) pl.data & 15) == 0 && (pl.pitch & 15) == 0)
       stats_flat (pl, block * blockDim.x + threadIdx.x, blocks * blockDim.x,
           reader, key8, args.key8_pitch, t0, t1);
     else
@@ -291,18 +350,20 @@ words_stats_kernel (WordStatsArgs args, WordSums * sums)
       warp_totals[s][warp] = w;
   };
   reduce_warp (t0, 0);
-  if (pl.words_per_pixel == 2)
+  if (slots > 1)
     reduce_warp (t1, 1);
+  if (slots > 2)
+    reduce_warp (t2, 2);
   __syncthreads ();
   if (warp == 0) {
-    for (int s = 0; s < pl.words_per_pixel; s++) {
+    for (int s = 0; s < slots; s++) {
       SlotTotals w = lane < kWordStatsWarps ? warp_totals[s][lane] :
           SlotTotals { 0, 0, UINT32_MAX, 0 };
       w.sum = warp_sum (w.sum);
       w.squares = warp_sum (w.squares);
       w.min = warp_min (w.min);
       w.max = warp_max (w.max);
-      const int c = pl.channel[s];
+      const int c = pl.rgb10a2 ? cf_rgb10a2_channel (&pl, s) : pl.channel[s];
       if (lane == 0 && c >= 0 && w.max >= w.min) {
         atomicAdd (&sums->sum[c], w.sum);
         atomicAdd (&sums->sum_squares[c], w.squares);

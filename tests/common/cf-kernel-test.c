@@ -142,7 +142,7 @@ word_planes_init (WordPlanes * wp, const WordPlaneSpec * specs, gint n,
     gsize off = mode == PITCH_MISALIGNED ? 5 : 0;
     gsize size = off + pitch * ph;
     CfWordPlane pl = { NULL, pitch, pw, ph, specs[p].words_per_pixel,
-      {specs[p].channel[0], specs[p].channel[1]}, depth, shift
+      {specs[p].channel[0], specs[p].channel[1]}, depth, shift, 0
     };
 
     wp->h_data[p] = g_malloc (size);
@@ -183,15 +183,16 @@ rgb10a2_planes_init (WordPlanes * wp, gboolean swap_rb, gint w, gint h,
     PitchMode mode, gboolean solid)
 {
   gsize row = (gsize) w * 4;
+  /* (PITCH_MISALIGNED: on 4 bytes, as packed 10-bit RGB must be, but off
+   * 16: the kernels' row path) */
   gsize pitch = mode == PITCH_TIGHT ? row : mode == PITCH_PADDED ?
-      GST_ROUND_UP_N (row, 256) + 256 : row + 3;
-  gsize off = mode == PITCH_MISALIGNED ? 5 : 0;
+      GST_ROUND_UP_N (row, 256) + 256 : row + 4;
+  gsize off = mode == PITCH_MISALIGNED ? 4 : 0;
   /* the last row exactly: nothing after its last pixel */
   gsize size = off + (h > 0 ? pitch * (h - 1) + row : 0);
-  gint c;
 
   memset (wp, 0, sizeof (*wp));
-  wp->n_planes = 3;
+  wp->n_planes = 1;
   wp->h_data[0] = g_malloc (MAX (size, 1));
   cf_test_fill_random (rand_, wp->h_data[0], size);
   if (solid) {
@@ -207,14 +208,14 @@ rgb10a2_planes_init (WordPlanes * wp, gboolean swap_rb, gint w, gint h,
   CUDA_OK (cudaMalloc ((void **) &wp->d_data[0], MAX (size, 1)));
   CUDA_OK (cudaMemcpy (wp->d_data[0], wp->h_data[0], size,
           cudaMemcpyHostToDevice));
-  for (c = 0; c < 3; c++) {
-    /* the component's bit in the pixel: RGB10A2 R 0, G 10, B 20 */
-    gint bit = 10 * (swap_rb ? 2 - c : c);
-    CfWordPlane pl = { NULL, pitch, w, h, 2, {c, -1}, 10, bit % 8 };
+  {
+    CfWordPlane pl = { NULL, pitch, w, h, 2, {-1, -1}, 10, 0,
+    swap_rb ? CF_BGR10A2 : CF_RGB10A2
+    };
 
-    wp->host[c] = wp->dev[c] = pl;
-    wp->host[c].data = wp->h_data[0] + off + bit / 8;
-    wp->dev[c].data = wp->d_data[0] + off + bit / 8;
+    wp->host[0] = wp->dev[0] = pl;
+    wp->host[0].data = wp->h_data[0] + off;
+    wp->dev[0].data = wp->d_data[0] + off;
   }
 }
 
@@ -222,8 +223,7 @@ guint
 rgb10a2_component (const WordPlanes * wp, gboolean swap_rb, gint c, gint x,
     gint y)
 {
-  /* plane 0 starts at byte 0 of a pixel (R, or B with swap_rb) */
-  const CfWordPlane *p0 = &wp->host[swap_rb ? 2 : 0];
+  const CfWordPlane *p0 = &wp->host[0];
   guint32 pixel = GST_READ_UINT32_LE ((const guint8 *) p0->data +
       (gsize) y * p0->pitch + (gsize) x * 4);
 

@@ -124,12 +124,12 @@ void word_planes_init (WordPlanes * wp, const WordPlaneSpec * specs, gint n,
 void word_planes_clear (WordPlanes * wp);
 
 /* A @w x @h frame of RGB10A2_LE (BGR10A2_LE with @swap_rb: B in bits 0-9)
- * as the elements give it to the kernels: three planes of two words a
- * pixel over one buffer, R, G and B at bytes 0, 1 and 2 of each 32-bit
- * pixel with shifts 0, 2 and 4 (BGR: B, G, R), channel {c, -1}, depth 10.
- * The buffer is exactly its rows (@mode's pitch), random bits (or one
- * random pixel everywhere, @solid), so that a read past the last pixel
- * is a read past the buffer. */
+ * as the elements give it to the kernels: one plane of packed 10-bit RGB
+ * (CfWordPlane's rgb10a2).  The buffer is exactly its rows (@mode's pitch;
+ * PITCH_MISALIGNED: a pitch and start 4 bytes off 16 rather than odd, as
+ * packed 10-bit RGB must be on 4 bytes), random bits (or one random pixel
+ * everywhere, @solid), so that a read past the last pixel is a read past
+ * the buffer. */
 void rgb10a2_planes_init (WordPlanes * wp, gboolean swap_rb, gint w, gint h,
     PitchMode mode, gboolean solid);
 

@@ -444,11 +444,11 @@ GST_START_TEST (test_hist_words_equals_reference)
 
 GST_END_TEST;
 
-/* RGB10A2 and BGR10A2 as three planes at bytes 0, 1 and 2 of each pixel:
- * the reference's counts of those planes are the counts of the components
- * read from the 32-bit pixels, and the GPU's are the reference's, on
- * buffers that end at the last pixel (a read of the uncounted word after
- * it would be past the buffer: compute-sanitizer's memcheck finds it) */
+/* RGB10A2 and BGR10A2 as a plane of packed 10-bit RGB (cf-kernel-test.h):
+ * the reference's counts of it are the counts of the components read from
+ * the 32-bit pixels, and the GPU's are the reference's, on buffers that
+ * end at the last pixel (compute-sanitizer's memcheck finds a read past
+ * it), through both of the kernel's paths (rows on 16 bytes, and not) */
 GST_START_TEST (test_hist_rgb10a2_equals_reference)
 {
   static const struct
@@ -492,7 +492,7 @@ GST_START_TEST (test_hist_words_invalid_arguments)
 {
   guint8 *d;
   guint32 *counts;
-  CfWordPlane pl = { NULL, 64, 4, 4, 1, {0, -1}, 10, 6 };
+  CfWordPlane pl = { NULL, 64, 4, 4, 1, {0, -1}, 10, 6, 0 };
 
   CUDA_OK (cudaMalloc ((void **) &d, 4096));
   CUDA_OK (cudaMalloc ((void **) &counts, 2 * cf_hist_word_sums_bytes (16)));
@@ -532,6 +532,26 @@ GST_START_TEST (test_hist_words_invalid_arguments)
   }
   fail_if (cf_hist_word_planes (&pl, 0, counts, NULL) == 0);
   fail_if (cf_hist_word_planes (&pl, 1, NULL, NULL) == 0);
+  /* packed 10-bit RGB: 2 words a pixel, 10 bits at shift 0, on 4 bytes */
+  {
+    CfWordPlane packed = { d, 64, 4, 4, 2, {-1, -1}, 10, 0, CF_BGR10A2 };
+
+    fail_unless (cf_hist_word_planes (&packed, 1, counts, NULL) == 0);
+    packed.data = d + 2;
+    fail_if (cf_hist_word_planes (&packed, 1, counts, NULL) == 0);
+    packed.data = d;
+    packed.pitch = 66;
+    fail_if (cf_hist_word_planes (&packed, 1, counts, NULL) == 0);
+    packed.pitch = 64;
+    packed.depth = 12;
+    fail_if (cf_hist_word_planes (&packed, 1, counts, NULL) == 0);
+    packed.depth = 10;
+    packed.words_per_pixel = 1;
+    fail_if (cf_hist_word_planes (&packed, 1, counts, NULL) == 0);
+    packed.words_per_pixel = 2;
+    packed.rgb10a2 = 3;
+    fail_if (cf_hist_word_planes (&packed, 1, counts, NULL) == 0);
+  }
   pl.depth = 8;
   fail_if (cf_hist_word_planes (&pl, 1, counts, NULL) == 0);
   pl.depth = 10;

@@ -484,10 +484,11 @@ GST_START_TEST (test_sum_words_equals_reference)
 
 GST_END_TEST;
 
-/* RGB10A2 and BGR10A2 as three planes at bytes 0, 1 and 2 of each pixel
- * (cf-kernel-test.h): the reference's statistics of those planes are
- * those of the components read from the 32-bit pixels, and the GPU's are
- * the reference's, on buffers that end at the last pixel */
+/* RGB10A2 and BGR10A2 as a plane of packed 10-bit RGB (cf-kernel-test.h):
+ * the reference's statistics of it are those of the components read from
+ * the 32-bit pixels, and the GPU's are the reference's, on buffers that
+ * end at the last pixel, through both of the kernel's paths (rows on 16
+ * bytes, and not) */
 GST_START_TEST (test_sum_rgb10a2_equals_reference)
 {
   static const struct
@@ -533,7 +534,7 @@ GST_END_TEST;
 GST_START_TEST (test_sum_words_invalid_arguments)
 {
   guint8 *d;
-  CfWordPlane pl = { NULL, 64, 4, 4, 1, {0, -1}, 10, 6 };
+  CfWordPlane pl = { NULL, 64, 4, 4, 1, {0, -1}, 10, 6, 0 };
   const gsize sums = cf_sum_word_sums_bytes ();
 
   CUDA_OK (cudaMalloc ((void **) &d, 8192));
@@ -566,6 +567,18 @@ GST_START_TEST (test_sum_words_invalid_arguments)
   pl.shift = 7;
   fail_if (cf_sum_word_planes_add (&pl, 1, d + 4096, NULL, 0, NULL, 0,
           NULL) == 0);
+  /* packed 10-bit RGB: on 4 bytes, and no key plane of it */
+  {
+    CfWordPlane packed = { d, 64, 4, 4, 2, {-1, -1}, 10, 0, CF_RGB10A2 };
+
+    fail_unless (cf_sum_word_planes_add (&packed, 1, d + 4096, NULL, 0, NULL,
+            0, NULL) == 0);
+    fail_if (cf_sum_word_planes_add (&packed, 1, d + 4096, d + 6144, 64,
+            NULL, 0, NULL) == 0);
+    packed.data = d + 1;
+    fail_if (cf_sum_word_planes_add (&packed, 1, d + 4096, NULL, 0, NULL, 0,
+            NULL) == 0);
+  }
   CUDA_OK (cudaDeviceSynchronize ());
   CUDA_OK (cudaFree (d));
 }
