@@ -27,8 +27,9 @@
  * memory; and the packed RGB10A2_LE and BGR10A2_LE, whose R, G and B are
  * counted, not their 2-bit alpha) are counted at their depth d, the caps':
  * a sample's value v runs from 0 to 2^d - 1, wherever its word holds it
- * (P010 at the top, I420_10LE at the bottom).  Values are counted at 2^min(d, 12) levels:
- * the level of v is v >> max(d - 12, 0), which is v itself up to 12 bits.
+ * (P010 at the top, I420_10LE at the bottom).  Values are counted at
+ * 2^min(d, 12) levels: the level of v is v >> max(d - 12, 0), which is v
+ * itself up to 12 bits.
  * #GstCudaHist:bins splits the levels into equal-width bins: level l
  * falls in bin l * bins / levels.  At 8 bits that is v * bins / 256.
  * Bins are never finer than levels: more bins than levels give one bin a

@@ -33,8 +33,9 @@
  * (the lowest value of the level).  The profiles and the detectors work on
  * the luma at 8 bits, v >> (d - 8) (of packed 10-bit RGB, its luma as
  * above, from 10 bits, rounded to 8: (l + 2) >> 2 at most 255), so that
- * their fields and thresholds are in 8-bit units at every depth.  With #GstCudaSum:light-levels, PQ
- * (HDR10) and HLG video of 10 to 16 bits adds its light levels in cd/m2:
+ * their fields and thresholds are in 8-bit units at every depth.  With
+ * #GstCudaSum:light-levels, PQ (HDR10) and HLG video of 10 to 16 bits in
+ * Y'CbCr adds its light levels in cd/m2:
  * `max-light`, `average-light`, `max-cll` and `max-fall` (HLG's on a
  * display of #GstCudaSum:hlg-peak).  With
  * #GstCudaSum:detect:
