@@ -324,8 +324,7 @@ void cf_ref_hist_planes (const CfSamplePlane * planes, int n_planes,
  * 1).  channel[i] is the channel (0 to CF_HIST_WORD_CHANNELS - 1) of word
  * i of a pixel, or -1.  A plane may start at any byte; where the second
  * word of a pixel is not counted (channel[1] == -1), the last pixel's
- * second word is never read: it may lie past the row, and past the buffer
- * (cf_word_plane_row_words).
+ * second word is not read (cf_word_plane_row_words).
  *
  * rgb10a2 (0 for the planes above) makes the plane one of the packed
  * 10-bit RGB formats: 32-bit little-endian pixels (words_per_pixel 2,

@@ -36,7 +36,8 @@ word_planes_valid (const CfWordPlane * planes, int n_planes)
         || pl.shift < 0 || pl.depth + pl.shift > 16
         || (pl.words_per_pixel != 1 && pl.words_per_pixel != 2)
         || pl.pitch < (size_t) pl.width * pl.words_per_pixel * 2
-        || (long long) pl.width * pl.words_per_pixel > INT32_MAX / 2
+        /* (visit_row_words adds up to 3 to twice a row's words) */
+        || (long long) pl.width * pl.words_per_pixel > INT32_MAX / 2 - 2
         || (pl.width > 0 && pl.height > 0 && !pl.data))
       return false;
     if (pl.rgb10a2) {

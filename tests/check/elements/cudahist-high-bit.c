@@ -1,12 +1,14 @@
 /* cudahist with 10- to 16-bit input (#48), through GstHarness: the counts
  * of every format of 16-bit words and of the packed 10-bit RGB (R, G, B;
- * not the 2-bit alpha), in system and CUDA memory, against
- * counts made here from the frame's values (cf_hbd_value), at 2^min(d, 12)
- * levels folded into bins; odd sizes, padded strides (rows at odd
- * addresses too), random words (bits outside the samples set), solid
- * frames and frames that use every bit (cf-hbd.c); the default bins of
- * each depth, bins past the levels, regions of interest, and the message's
- * `depth`. */
+ * not the 2-bit alpha), in system and CUDA memory, against counts made
+ * here from the frame's values (cf_hbd_value), at 2^min(d, 12) levels
+ * folded into bins; odd sizes, padded strides (odd ones too: frames in
+ * system memory are staged on the GPU in rows on 16 bytes, so the
+ * kernel's row path is reached here through regions of interest, and
+ * tested on its own in kernels-hist), random words (bits outside the
+ * samples set), solid frames and frames that use every bit (cf-hbd.c);
+ * the default bins of each depth, bins past the levels, regions of
+ * interest, and the message's `depth`. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
@@ -152,8 +154,8 @@ static const GstVideoFormat rgb10a2_formats[] = {
 };
 
 /* every format of words and the packed 10-bit RGB, sizes from 1x1, rows
- * tight, padded by an odd count (every other row at an odd address) and
- * by 64 bytes */
+ * tight, padded by an odd count (every other row at an odd address in the
+ * buffer pushed) and by 64 bytes */
 GST_START_TEST (test_every_format_system_memory)
 {
   static const Roi whole = { 0, 0, 0, 0 };

@@ -6,9 +6,10 @@
  * v >> (d - 8) (packed 10-bit RGB: its grey, rounded to 8 bits), with
  * 8-bit thresholds.  Every format of 16-bit words and the packed 10-bit
  * RGB (R, G, B; not the 2-bit alpha) in system and CUDA memory, odd
- * sizes, padded strides (rows at odd addresses too), random words with
- * bits outside the samples set, real-looking and letterboxed frames,
- * regions of interest. */
+ * sizes, padded strides (odd ones too, staged on the GPU in rows on 16
+ * bytes: the row path is reached through regions of interest, and tested
+ * on its own in kernels-sum), random words with bits outside the samples
+ * set, real-looking and letterboxed frames, regions of interest. */
 #include <math.h>
 #include <gst/check/gstcheck.h>
 
