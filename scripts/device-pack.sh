@@ -17,11 +17,10 @@ if [ -d "$stash" ]; then
   done
   rm -rf "$stash"
 fi
-# configured by setup.sh, which pins the nvcc in the build
-if [ ! -f "$BUILD/cuda-native.ini" ]; then
-  bash scripts/setup.sh -Dgpu_archs=90 >/dev/null
-fi
-meson compile -C "$BUILD" >/dev/null
+# configured by setup.sh, which pins the nvcc in the build (and, on meson
+# before 1.4, its dependency files): it reconfigures a build it made, and
+# makes anew one configured another way
+bash scripts/setup.sh -Dgpu_archs=90 >/dev/null
 find "$BUILD" -type f \( -name '*.so' -o -name '*.a' -o -name '*.o' -o -perm -u+x \) \
   -exec sh -c 'head -c4 "$1" | grep -q ELF && strip --strip-debug "$1"' _ {} \;
 find "$BUILD" -type f -name '*.o' | while read -r f; do
