@@ -67,6 +67,39 @@ gst_cuda_filters_max_rgb_init (GstCudaFiltersMaxRgb * m, guint depth,
 }
 
 /**
+ * gst_cuda_filters_rgb_scale_init:
+ * @s: what to fill
+ * @depth: bits of the samples, 8 to 16
+ * @full_range: full range (0 to 2^depth - 1), else narrow (16 to 235
+ *   times 2^(depth - 8))
+ *
+ * The fixed-point step from R'G'B' samples to codes of 0 to 1: the exact
+ * one, (codes - 1) over the sample range, rounded to 2^-32.  The error
+ * this adds to a code is under 2^(depth - 33) of a code, so the code is
+ * the exact value rounded but where that lies that close to a half (at
+ * 10 bits, full range never does; narrow range's halves, such as sample
+ * 210's 682.5, go either way).  Returns FALSE for a depth out of range.
+ */
+gboolean
+gst_cuda_filters_rgb_scale_init (GstCudaFiltersRgbScale * s, guint depth,
+    gboolean full_range)
+{
+  const gdouble top = GST_CUDA_FILTERS_LIGHT_CODES - 1;
+
+  if (depth < 8 || depth > 16)
+    return FALSE;
+  memset (s, 0, sizeof (*s));
+  if (full_range) {
+    s->offset = 0;
+    s->scale = fixed (top / (gdouble) ((1u << depth) - 1));
+  } else {
+    s->offset = 16 << (depth - 8);
+    s->scale = fixed (top / (219.0 * (1u << (depth - 8))));
+  }
+  return TRUE;
+}
+
+/**
  * gst_cuda_filters_pq_eotf:
  * @e: a non-linear PQ value, 0 to 1
  *

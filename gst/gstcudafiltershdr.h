@@ -57,16 +57,19 @@ gst_cuda_filters_max_rgb_code (const GstCudaFiltersMaxRgb * m, int32_t y,
   return cf_max_rgb_code (m, y, cb, cr);
 }
 
-/* The same for full-range R'G'B' samples of @depth bits: the largest,
- * rounded to the nearest code. */
-static inline guint
-gst_cuda_filters_max_rgb_code_rgb (guint depth, uint32_t r, uint32_t g,
-    uint32_t b)
-{
-  uint64_t top = MAX (r, MAX (g, b)), full = ((uint64_t) 1 << depth) - 1;
+/* Packed R'G'B' (RGB10A2_LE, BGR10A2_LE): the kernels' #CfRgbScale,
+ * a sample step in 2^-32nds of a code, and the code of max(R', G', B')
+ * of one pixel by it (cf_rgb_sample_code() of the largest sample). */
+typedef CfRgbScale GstCudaFiltersRgbScale;
 
-  return (guint) ((top * (GST_CUDA_FILTERS_LIGHT_CODES - 1) + full / 2) /
-      full);
+gboolean gst_cuda_filters_rgb_scale_init (GstCudaFiltersRgbScale * s,
+    guint depth, gboolean full_range);
+
+static inline guint
+gst_cuda_filters_max_rgb_code_rgb (const GstCudaFiltersRgbScale * s,
+    uint32_t r, uint32_t g, uint32_t b)
+{
+  return cf_rgb_sample_code (s, MAX (r, MAX (g, b)));
 }
 
 gdouble gst_cuda_filters_pq_eotf (gdouble e);

@@ -35,7 +35,7 @@
  * above, from 10 bits, rounded to 8: (l + 2) >> 2 at most 255), so that
  * their fields and thresholds are in 8-bit units at every depth.  With
  * #GstCudaSum:light-levels, PQ (HDR10) and HLG video of 10 to 16 bits in
- * Y'CbCr adds its light levels in cd/m2:
+ * Y'CbCr, or in packed 10-bit RGB, adds its light levels in cd/m2:
  * `max-light`, `average-light`, `max-cll` and `max-fall` (HLG's on a
  * display of #GstCudaSum:hlg-peak).  With
  * #GstCudaSum:detect:
@@ -471,18 +471,21 @@ gst_cuda_sum_class_init (GstCudaSumClass * klass)
   /**
    * GstCudaSum:light-levels:
    *
-   * On HDR video of 10 to 16 bits, PQ (`smpte2084`) or HLG
-   * (`arib-std-b67`), adds the light levels of CTA-861.3 in cd/m2:
+   * On HDR video, PQ (`smpte2084`) or HLG (`arib-std-b67`), of 10 to 16
+   * bits in Y'CbCr or of packed 10-bit RGB (RGB10A2_LE, BGR10A2_LE),
+   * adds the light levels of CTA-861.3 in cd/m2:
    * `max-light` and `average-light`, the largest and the mean over the
    * message's pixels of a pixel's light; `max-cll` and `max-fall`, the
    * largest pixel light and the largest frame-average light since the
    * start or the last flush.  A PQ pixel's light is the PQ EOTF of its
    * max(R', G', B'); an HLG pixel's, the largest component of its display
-   * light, BT.2100's OOTF on a display of #GstCudaSum:hlg-peak.  R'G'B'
-   * comes from the caps' matrix and range, each pixel with the chroma
-   * sample that covers it, in exact integer arithmetic
-   * (docs/design/hdr.md).  On other streams it posts a warning and no
-   * light fields.
+   * light, BT.2100's OOTF on a display of #GstCudaSum:hlg-peak.  Of
+   * Y'CbCr, R'G'B' comes from the caps' matrix and range, each pixel with
+   * the chroma sample that covers it, in exact integer arithmetic; packed
+   * R'G'B' is full range unless the caps say `16-235`, and HLG's
+   * luminance weights are those of BT.2020 (BT.709's with BT.709
+   * primaries) (docs/design/hdr.md).  On other streams it posts a warning
+   * and no light fields.
    */
   g_object_class_install_property (gobject_class, PROP_LIGHT_LEVELS,
       g_param_spec_boolean ("light-levels", "Light levels",

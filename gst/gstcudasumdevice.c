@@ -197,17 +197,23 @@ ycbcr_words (const GstCudaFiltersRegion * region, CfYCbCrWords * f)
 
 /* The light levels of the region's pixels added into @sums: PQ's codes
  * of max(R', G', B') counted, or HLG's light summed with the tables in
- * the scratch memory, copied there first where they are not yet. */
+ * the scratch memory, copied there first where they are not yet; of
+ * Y'CbCr or of packed R'G'B'. */
 static CfError
 light_add (CfSumDevice * d, const CfSumSettings * settings,
     const GstCudaFiltersRegion * region, guint8 * scratch, gpointer sums,
     CfStream stream)
 {
+  const CfWordPlane *packed = region->rgb10a2 ? &region->words[0] : NULL;
   CfHlgTables *tables;
   CfYCbCrWords f;
   CfError err;
 
-  ycbcr_words (region, &f);
+  if (!packed)
+    ycbcr_words (region, &f);
+  if (!settings->hlg && packed)
+    return cf_light_codes_add_rgb10a2 (packed, settings->light_rgb, sums,
+        stream);
   if (!settings->hlg)
     return cf_light_codes_add (&f, settings->light, sums, stream);
   tables = (CfHlgTables *) (scratch + hlg_tables_offset (d->frame_width,
@@ -220,6 +226,9 @@ light_add (CfSumDevice * d, const CfSumSettings * settings,
     d->hlg_uploaded = TRUE;
     d->hlg_serial = settings->hlg_serial;
   }
+  if (packed)
+    return cf_hlg_light_add_rgb10a2 (packed, settings->light_rgb, tables,
+        sums, stream);
   return cf_hlg_light_add (&f, settings->light, tables, sums, stream);
 }
 
@@ -272,8 +281,9 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
   r->luma_hist_offset = r->hist_offset + hist_sums_bytes (region->depth);
   r->word_offset = word_sums_offset (d->frame_width, d->frame_height,
       region->depth);
-  if (settings->light && region->depth > 8 && region->is_yuv &&
-      region->n_channels >= 3) {
+  if ((settings->light && region->depth > 8 && region->is_yuv &&
+          region->n_channels >= 3) || (settings->light_rgb
+          && region->rgb10a2)) {
     r->has |= HAS_LIGHT;
     r->light_offset = light_counts_offset (d->frame_width, d->frame_height,
         region->depth);

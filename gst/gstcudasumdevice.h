@@ -26,9 +26,11 @@ typedef struct
   gboolean profiles;
   guint detect;
   guint black_threshold;
-  /* the matrix of the light levels' codes, or NULL for none */
+  /* the matrix of the light levels' codes of Y'CbCr, or the scale of
+   * packed R'G'B''s, or NULL for none */
   const CfMaxRgb *light;
-  /* with it, for HLG: its tables, which the element changes only with
+  const CfRgbScale *light_rgb;
+  /* with either, for HLG: its tables, which the element changes only with
    * hlg_serial, and their display peak (otherwise NULL: PQ) */
   const CfHlgTables *hlg;
   guint hlg_serial;

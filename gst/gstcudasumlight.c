@@ -14,26 +14,57 @@
 #include "gstcudasumlight.h"
 #include "gstcudafiltershdr.h"
 
-/* The matrix of @info's light levels (docs/design/hdr.md), its luminance
- * weights and whether it is HLG's (otherwise PQ's), or why it has none. */
+/* Whether @info's format is packed 10-bit RGB */
+static gboolean
+is_packed_rgb (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_RGB10A2_LE
+      || GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_BGR10A2_LE;
+}
+
+/* The luminance weights of HLG's Ys for @info: its matrix's, or for
+ * R'G'B' (and HDR without a matrix) those of the matrix that goes with
+ * its primaries, BT.709's or else BT.2020's */
+static void
+luminance_weights (const GstVideoInfo * info, gdouble * kr, gdouble * kb)
+{
+  const GstVideoColorimetry *c = &info->colorimetry;
+
+  if (GST_VIDEO_INFO_IS_YUV (info)
+      && gst_video_color_matrix_get_Kr_Kb (c->matrix, kr, kb))
+    return;
+  gst_video_color_matrix_get_Kr_Kb (c->primaries ==
+      GST_VIDEO_COLOR_PRIMARIES_BT709 && !GST_VIDEO_INFO_IS_YUV (info) ?
+      GST_VIDEO_COLOR_MATRIX_BT709 : GST_VIDEO_COLOR_MATRIX_BT2020, kr, kb);
+}
+
+/* How @l measures the light levels of @info (docs/design/hdr.md): its
+ * matrix or scale of codes, its luminance weights and whether it is
+ * HLG's (otherwise PQ's); or why it has none. */
 static const gchar *
-light_matrix_of (const GstVideoInfo * info, CfMaxRgb * m, gdouble * kr,
-    gdouble * kb, gboolean * hlg)
+light_of_caps (const GstVideoInfo * info, CfSumLight * l)
 {
   const GstVideoColorimetry *c = &info->colorimetry;
   guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (info->finfo, 0);
+  gboolean full_range = c->range != GST_VIDEO_COLOR_RANGE_16_235;
 
-  *hlg = c->transfer == GST_VIDEO_TRANSFER_ARIB_STD_B67;
-  if (c->transfer != GST_VIDEO_TRANSFER_SMPTE2084 && !*hlg)
+  l->hlg = c->transfer == GST_VIDEO_TRANSFER_ARIB_STD_B67;
+  l->packed_rgb = is_packed_rgb (info);
+  if (c->transfer != GST_VIDEO_TRANSFER_SMPTE2084 && !l->hlg)
     return "the caps' transfer is neither PQ (smpte2084) nor HLG "
         "(arib-std-b67)";
+  luminance_weights (info, &l->kr, &l->kb);
+  /* (R'G'B' is full range unless the caps say otherwise; Y'CbCr is
+   * narrow unless they say full) */
+  if (l->packed_rgb) {
+    gst_cuda_filters_rgb_scale_init (&l->rgb_scale, depth, full_range);
+    return NULL;
+  }
   if (!GST_VIDEO_INFO_IS_YUV (info) || depth <= 8)
-    return "light levels are measured on Y'CbCr formats of 10 to 16 bits";
-  /* (HDR without a matrix on the caps: BT.2020's) */
-  if (!gst_video_color_matrix_get_Kr_Kb (c->matrix, kr, kb))
-    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT2020, kr, kb);
-  if (!gst_cuda_filters_max_rgb_init (m, depth,
-          c->range == GST_VIDEO_COLOR_RANGE_0_255, *kr, *kb))
+    return "light levels are measured on Y'CbCr formats of 10 to 16 bits "
+        "and on packed 10-bit RGB";
+  if (!gst_cuda_filters_max_rgb_init (&l->matrix, depth,
+          c->range == GST_VIDEO_COLOR_RANGE_0_255, l->kr, l->kb))
     return "the caps' matrix has no light levels";
   return NULL;
 }
@@ -42,7 +73,7 @@ light_matrix_of (const GstVideoInfo * info, CfMaxRgb * m, gdouble * kr,
 void
 cf_sum_light_set_caps (CfSumLight * l, const GstVideoInfo * info)
 {
-  l->none = light_matrix_of (info, &l->matrix, &l->kr, &l->kb, &l->hlg);
+  l->none = light_of_caps (info, l);
   l->warned = FALSE;
   l->tables_peak = 0;
 }
@@ -79,15 +110,17 @@ cf_sum_light_settings (CfSumLight * l, gboolean on, gdouble peak,
     CfSumSettings * settings)
 {
   settings->light = NULL;
+  settings->light_rgb = NULL;
   settings->hlg = NULL;
-  if (on && !l->none) {
-    settings->light = &l->matrix;
+  if (on && !l->none && (!l->hlg || hlg_tables (l, peak))) {
+    if (l->packed_rgb)
+      settings->light_rgb = &l->rgb_scale;
+    else
+      settings->light = &l->matrix;
     if (l->hlg) {
-      settings->hlg = hlg_tables (l, peak);
+      settings->hlg = l->tables;
       settings->hlg_serial = l->serial;
       settings->hlg_peak = peak;
-      if (!settings->hlg)
-        settings->light = NULL;
     }
   } else if (on && !l->warned) {
     l->warned = TRUE;

@@ -7,9 +7,10 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* What cudasum measures light levels with (docs/design/hdr.md): the
- * caps' matrix of R'G'B' codes where they are PQ or HLG Y'CbCr above 8
- * bits, else why there are none, and for HLG the tables of the display
+/* What cudasum measures light levels with (docs/design/hdr.md): where
+ * the caps are PQ or HLG Y'CbCr above 8 bits, their matrix of R'G'B'
+ * codes; where they are PQ or HLG packed 10-bit RGB, their scale of
+ * codes; else why there are none; and for HLG the tables of the display
  * peak last asked for.  The streaming thread's. */
 
 #ifndef __GST_CUDA_SUM_LIGHT_H__
@@ -22,6 +23,8 @@ G_BEGIN_DECLS
 typedef struct
 {
   CfMaxRgb matrix;
+  CfRgbScale rgb_scale;
+  gboolean packed_rgb;          /* rgb_scale's caps, else matrix's */
   const gchar *none;            /* why the caps have none, or NULL */
   gboolean warned;              /* that none was said, once a caps */
   gboolean hlg;                 /* HLG's caps, else PQ's */

@@ -108,6 +108,24 @@ cf_rgb_codes (const CfMaxRgb * m, int32_t y, int32_t cb, int32_t cr,
   cf_rgb_codes_of (m, y, parts, codes);
 }
 
+/* Packed R'G'B' (a CfWordPlane of packed 10-bit RGB, rgb10a2 set): a
+ * sample v's code is cf_code_of ((v - offset) x scale), scale being one
+ * sample step in 2^-CF_MAX_RGB_SHIFT of a code, rounded
+ * (gst_cuda_filters_rgb_scale_init() makes it from the depth and range),
+ * and max(R', G', B')'s code is the largest sample's. */
+typedef struct
+{
+  int32_t offset;
+  int32_t reserved;
+  int64_t scale;
+} CfRgbScale;
+
+CF_HOST_DEVICE_INLINE uint32_t
+cf_rgb_sample_code (const CfRgbScale * s, uint32_t v)
+{
+  return cf_code_of ((int64_t) ((int32_t) v - s->offset) * s->scale);
+}
+
 /* HLG (#48, docs/design/hdr.md).  A pixel's display light is the OOTF of
  * its scene light: Lw Ys^(gamma - 1) E for each component's scene light
  * E (the inverse OETF of its code), Ys the scene luminance of the three,
@@ -202,5 +220,19 @@ CfError cf_hlg_light_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
     const CfHlgTables * tables, CfHlgSums * sums, CfStream stream);
 void cf_ref_hlg_light_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
     const CfHlgTables * tables, CfHlgSums * sums);
+
+/* The same two for a plane of packed 10-bit RGB (@plane: one
+ * CfWordPlane with rgb10a2 set, as cf_hist_word_planes takes it): PQ's
+ * codes of each pixel's max(R', G', B') counted, or HLG's light of the
+ * codes of its R', G' and B' added, each sample's code by @s. */
+CfError cf_light_codes_add_rgb10a2 (const CfWordPlane * plane,
+    const CfRgbScale * s, uint32_t * counts, CfStream stream);
+void cf_ref_light_codes_add_rgb10a2 (const CfWordPlane * plane,
+    const CfRgbScale * s, uint32_t * counts);
+CfError cf_hlg_light_add_rgb10a2 (const CfWordPlane * plane,
+    const CfRgbScale * s, const CfHlgTables * tables, CfHlgSums * sums,
+    CfStream stream);
+void cf_ref_hlg_light_add_rgb10a2 (const CfWordPlane * plane,
+    const CfRgbScale * s, const CfHlgTables * tables, CfHlgSums * sums);
 
 #endif /* CUDAFILTERS_KERNELS_LIGHT_H */

@@ -1,12 +1,14 @@
 /* hlg_light_kernel: each pixel's HLG display light (cf_hlg_light), the
  * frame's largest and their sum (docs/design/hdr.md), the same as
- * cf_ref_hlg_light_add (light-reference.c).  Tests (kernels-light):
- * test_light_codes_equals_reference, which checks both kernels on each
+ * cf_ref_hlg_light_add and cf_ref_hlg_light_add_rgb10a2
+ * (light-reference.c).  Tests (kernels-light):
+ * test_light_codes_equals_reference and
+ * test_light_rgb10a2_equals_reference, which check both kernels on each
  * frame.
  *
- * A thread takes 8 pixels of a row at a time (light-reads.cuh), each
- * chroma sample's parts of R', G' and B' computed once for the pixels it
- * covers.  The scene light of the 4096 codes (16 KB) is copied into each
+ * A thread takes a group of pixels of a row at a time, as
+ * light_codes_kernel does (of Y'CbCr, each chroma sample's parts of R',
+ * G' and B' computed once for the pixels it covers).  The scene light of the 4096 codes (16 KB) is copied into each
  * block's shared memory, which the three lookups of every pixel read;
  * the gain (256 KB, too large for it) is read from global memory through
  * the read-only cache, where neighbouring pixels of near luminance find
@@ -19,16 +21,18 @@
 #include <stdint.h>
 
 #include "light-reads.cuh"
+#include "light-rgb10a2.cuh"
 
 namespace {
 
 /* (3 blocks an SM: 40 registers, none spilled) */
 constexpr int kHlgBlockThreads = 512;
 
-__global__ void
+/* Source: YCbCrLight or RgbLight (light-rgb10a2.cuh) */
+template < typename Source > __global__ void
 __launch_bounds__ (kHlgBlockThreads, 3)
-hlg_light_kernel (CfYCbCrWords f, CfMaxRgb m, LightReads reads,
-    const CfHlgTables * __restrict__ tables, CfHlgSums * sums)
+hlg_light_kernel (Source src, const CfHlgTables * __restrict__ tables,
+    CfHlgSums * sums)
 {
   __shared__ uint32_t scene[CF_LIGHT_CODES];
   __shared__ uint32_t block_max;
@@ -45,18 +49,12 @@ hlg_light_kernel (CfYCbCrWords f, CfMaxRgb m, LightReads reads,
   const uint32_t *__restrict__ gain = tables->gain;
   __syncthreads ();
 
-  const int groups_x = (f.width + kLightGroup - 1) / kLightGroup;
-  const long long n = (long long) groups_x * f.height;
+  const long long n = src.groups ();
   uint32_t top = 0;
   unsigned long long sum = 0;
   for (long long g = (long long) blockIdx.x * blockDim.x + threadIdx.x; g < n;
       g += (long long) gridDim.x * blockDim.x) {
-    int64_t parts[3] = { 0, 0, 0 };
-    visit_group (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
-          cf_rgb_chroma (&m, cb, cr, parts);
-        },[&](int32_t luma) {
-          uint32_t codes[3];
-          cf_rgb_codes_of (&m, luma, parts, codes);
+    src.visit_rgb_codes (g,[&](const uint32_t codes[3]) {
           const uint32_t light = cf_hlg_light_of_scene (weights, gain,
               scene[codes[0]], scene[codes[1]], scene[codes[2]]);
           top = light > top ? light : top;

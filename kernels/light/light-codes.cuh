@@ -1,11 +1,13 @@
 /* light_codes_kernel: each pixel's code of max(R', G', B') counted
- * (docs/design/hdr.md), the same counts as cf_ref_light_codes_add
- * (light-reference.c).  Tests (kernels-light):
- * test_light_codes_equals_reference.
+ * (docs/design/hdr.md), the same counts as cf_ref_light_codes_add and
+ * cf_ref_light_codes_add_rgb10a2 (light-reference.c).  Tests
+ * (kernels-light): test_light_codes_equals_reference,
+ * test_light_rgb10a2_equals_reference.
  *
- * A thread takes 8 pixels of a row at a time (light-reads.cuh), each
- * chroma sample's part of max(R', G', B') computed once for the pixels
- * it covers.  The counters are 4096 32-bit words a block in shared
+ * A thread takes a group of pixels of a row at a time: of Y'CbCr 8
+ * (light-reads.cuh), each chroma sample's part of max(R', G', B')
+ * computed once for the pixels it covers; of packed RGB 4
+ * (light-rgb10a2.cuh).  The counters are 4096 32-bit words a block in shared
  * memory, one wave of large blocks (few blocks, few global atomics at
  * the end, as hist-words.cuh).  A thread adds a run of equal codes with one atomic,
  * and lanes whose last runs are the same (code and length) add theirs
@@ -16,31 +18,27 @@
 #include <stdint.h>
 
 #include "light-reads.cuh"
+#include "light-rgb10a2.cuh"
 
 namespace {
 
 constexpr int kLightBlockThreads = 1024;
 
-__global__ void
+/* Source: YCbCrLight or RgbLight (light-rgb10a2.cuh) */
+template < typename Source > __global__ void
 __launch_bounds__ (kLightBlockThreads)
-light_codes_kernel (CfYCbCrWords f, CfMaxRgb m, LightReads reads,
-    uint32_t * counts)
+light_codes_kernel (Source src, uint32_t * counts)
 {
   __shared__ uint32_t local[CF_LIGHT_CODES];
   for (int i = threadIdx.x; i < CF_LIGHT_CODES; i += blockDim.x)
     local[i] = 0;
   __syncthreads ();
 
-  const int groups_x = (f.width + kLightGroup - 1) / kLightGroup;
-  const long long n = (long long) groups_x * f.height;
+  const long long n = src.groups ();
   for (long long g = (long long) blockIdx.x * blockDim.x + threadIdx.x; g < n;
       g += (long long) gridDim.x * blockDim.x) {
-    int64_t chroma = 0;
     uint32_t run_code = 0, run = 0;
-    visit_group (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
-          chroma = cf_max_rgb_chroma (&m, cb, cr);
-        },[&](int32_t luma) {
-          const uint32_t code = cf_max_rgb_code_of (&m, luma, chroma);
+    src.visit_max_codes (g,[&](uint32_t code) {
           if (run && code != run_code) {
             atomicAdd (&local[run_code], run);
             run = 0;

@@ -1,7 +1,8 @@
 /* How the light levels' kernels (light-codes.cuh, hlg-light.cuh) read a
  * frame of CfYCbCrWords: 8 pixels of a row a thread at a time, their luma
  * as one 16-byte vector where the row allows, and the words of a chroma
- * sample at any alignment. */
+ * sample at any alignment.  YCbCrLight is what the kernels see of it
+ * (light-rgb10a2.cuh's RgbLight is the same for packed RGB). */
 #ifndef CUDAFILTERS_LIGHT_READS_CUH
 #define CUDAFILTERS_LIGHT_READS_CUH
 
@@ -109,6 +110,57 @@ visit_group (const CfYCbCrWords & f, const LightReads & reads, int groups_x,
       on_pixel ((int32_t) ((words[k] >> f.shift) & mask));
     }
   }
+}
+
+/* The light kernels' view of a Y'CbCr frame: its groups, and each
+ * pixel's code of max(R', G', B') or codes of R', G' and B' (the chroma's
+ * parts computed once a chroma sample) */
+struct YCbCrLight
+{
+  CfYCbCrWords f;
+  CfMaxRgb m;
+  LightReads reads;
+  int groups_x;
+
+  __device__ long long groups () const
+  {
+    return (long long) groups_x * f.height;
+  }
+
+  template < typename OnCode > __device__ __forceinline__ void
+  visit_max_codes (long long g, OnCode on_code) const
+  {
+    int64_t chroma = 0;
+    visit_group (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
+          chroma = cf_max_rgb_chroma (&m, cb, cr);
+        },[&](int32_t luma) {
+          on_code (cf_max_rgb_code_of (&m, luma, chroma));
+        });
+  }
+
+  template < typename OnCodes > __device__ __forceinline__ void
+  visit_rgb_codes (long long g, OnCodes on_codes) const
+  {
+    int64_t parts[3] = { 0, 0, 0 };
+    visit_group (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
+          cf_rgb_chroma (&m, cb, cr, parts);
+        },[&](int32_t luma) {
+          uint32_t codes[3];
+          cf_rgb_codes_of (&m, luma, parts, codes);
+          on_codes (codes);
+        });
+  }
+};
+
+static inline YCbCrLight
+ycbcr_light (const CfYCbCrWords * f, const CfMaxRgb * m)
+{
+  YCbCrLight l;
+  l.f = *f;
+  l.m = *m;
+  l.reads = light_reads_of (f);
+  l.groups_x = (f->width + kLightGroup - 1) / kLightGroup;
+  return l;
 }
 
 }                               /* namespace */

@@ -58,3 +58,51 @@ cf_ref_hlg_light_add (const CfYCbCrWords * f, const CfMaxRgb * m,
       sums->sum += light;
     }
 }
+
+/* the samples of pixel x of row y of a plane of packed 10-bit RGB, in R,
+ * G, B order */
+static void
+rgb_at (const CfWordPlane * p, int x, int y, uint32_t rgb[3])
+{
+  const uint8_t *b = (const uint8_t *) p->data + (size_t) y * p->pitch +
+      (size_t) x * 4;
+  uint32_t pixel = b[0] | (uint32_t) b[1] << 8 | (uint32_t) b[2] << 16 |
+      (uint32_t) b[3] << 24;
+  int s;
+
+  for (s = 0; s < 3; s++)
+    rgb[cf_rgb10a2_channel (p, s)] = (pixel >> (10 * s)) & 1023;
+}
+
+void
+cf_ref_light_codes_add_rgb10a2 (const CfWordPlane * p, const CfRgbScale * s,
+    uint32_t * counts)
+{
+  uint32_t rgb[3], top;
+  int x, y;
+
+  for (y = 0; y < p->height; y++)
+    for (x = 0; x < p->width; x++) {
+      rgb_at (p, x, y, rgb);
+      top = rgb[0] > rgb[1] ? rgb[0] : rgb[1];
+      counts[cf_rgb_sample_code (s, top > rgb[2] ? top : rgb[2])]++;
+    }
+}
+
+void
+cf_ref_hlg_light_add_rgb10a2 (const CfWordPlane * p, const CfRgbScale * s,
+    const CfHlgTables * tables, CfHlgSums * sums)
+{
+  uint32_t rgb[3], codes[3], light;
+  int x, y, c;
+
+  for (y = 0; y < p->height; y++)
+    for (x = 0; x < p->width; x++) {
+      rgb_at (p, x, y, rgb);
+      for (c = 0; c < 3; c++)
+        codes[c] = cf_rgb_sample_code (s, rgb[c]);
+      light = cf_hlg_light (tables, codes);
+      sums->max = light > sums->max ? light : sums->max;
+      sums->sum += light;
+    }
+}

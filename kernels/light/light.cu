@@ -1,9 +1,12 @@
 /* HDR light levels: each pixel's code of max(R', G', B') counted (PQ), or
- * its HLG light summed, the atomics pattern (docs/design/hdr.md).  The C
- * API and dispatch; the kernels are light-codes.cuh and hlg-light.cuh. */
+ * its HLG light summed, the atomics pattern (docs/design/hdr.md), of
+ * Y'CbCr words or of packed 10-bit RGB.  The C API and dispatch; the
+ * kernels are light-codes.cuh and hlg-light.cuh, templates over how the
+ * frame is read (light-reads.cuh, light-rgb10a2.cuh). */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 #include "launch-settings.cuh"
+#include "word-planes.cuh"
 
 #include <cuda_runtime.h>
 
@@ -38,10 +41,9 @@ frame_valid (const CfYCbCrWords * f)
 }
 
 /* One wave of @threads-thread blocks of @kernel, or fewer where the
- * frame's groups of pixels need fewer. */
+ * frame's @groups of pixels need fewer. */
 static cudaError_t
-wave_grid (const void *kernel, int threads, const CfYCbCrWords * frame,
-    int *grid)
+wave_grid (const void *kernel, int threads, long long groups, int *grid)
 {
   const cf::DeviceInfo *dev;
   int resident;
@@ -50,9 +52,6 @@ wave_grid (const void *kernel, int threads, const CfYCbCrWords * frame,
     err = cf::resident_blocks_per_sm (kernel, threads, 0, &resident);
   if (err != cudaSuccess)
     return err;
-  const long long groups =
-      (long long) ((frame->width + kLightGroup - 1) / kLightGroup) *
-      frame->height;
   const long long blocks = (groups + threads - 1) / threads;
   const long long wave = (long long) dev->sm_count * (resident > 0 ?
       resident : 1);
@@ -60,44 +59,107 @@ wave_grid (const void *kernel, int threads, const CfYCbCrWords * frame,
   return cudaSuccess;
 }
 
+/* @src's codes of max(R', G', B') counted (light_codes_kernel) */
+template < typename Source > static cudaError_t
+count_codes (const Source & src, long long groups, uint32_t * counts,
+    CfStream stream)
+{
+  int grid;
+  cudaError_t err = wave_grid ((const void *) light_codes_kernel < Source >,
+      kLightBlockThreads, groups, &grid);
+  if (err != cudaSuccess)
+    return err;
+  light_codes_kernel < Source > <<< grid, kLightBlockThreads, 0,
+      (cudaStream_t) stream >>> (src, counts);
+  return cudaGetLastError ();
+}
+
+/* @src's HLG light added (hlg_light_kernel) */
+template < typename Source > static cudaError_t
+add_hlg_light (const Source & src, long long groups,
+    const CfHlgTables * tables, CfHlgSums * sums, CfStream stream)
+{
+  int grid;
+  cudaError_t err = wave_grid ((const void *) hlg_light_kernel < Source >,
+      kHlgBlockThreads, groups, &grid);
+  if (err != cudaSuccess)
+    return err;
+  hlg_light_kernel < Source > <<< grid, kHlgBlockThreads, 0,
+      (cudaStream_t) stream >>> (src, tables, sums);
+  return cudaGetLastError ();
+}
+
+static bool
+counts_valid (const uint32_t * counts)
+{
+  return counts && !((uintptr_t) counts & 3);
+}
+
+static bool
+hlg_valid (const CfHlgTables * tables, const CfHlgSums * sums)
+{
+  return tables && !((uintptr_t) tables & 3) && sums && !((uintptr_t) sums & 7);
+}
+
+/* a plane of packed 10-bit RGB, as the histogram takes it */
+static bool
+rgb10a2_valid (const CfWordPlane * plane)
+{
+  return cf::word_planes_valid (plane, 1) && plane->rgb10a2;
+}
+
 extern "C" CfError
 cf_light_codes_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
     uint32_t * counts, CfStream stream)
 {
-  if (!frame_valid (frame) || !m || !counts || ((uintptr_t) counts & 3))
+  if (!frame_valid (frame) || !m || !counts_valid (counts))
     return cudaErrorInvalidValue;
   if (frame->width == 0 || frame->height == 0)
     return cudaSuccess;
   cf_forget_earlier_errors ();
-
-  int grid;
-  cudaError_t err = wave_grid ((const void *) light_codes_kernel,
-      kLightBlockThreads, frame, &grid);
-  if (err != cudaSuccess)
-    return err;
-  light_codes_kernel <<< grid, kLightBlockThreads, 0,
-      (cudaStream_t) stream >>> (*frame, *m, light_reads_of (frame), counts);
-  return cudaGetLastError ();
+  const YCbCrLight src = ycbcr_light (frame, m);
+  return count_codes (src, (long long) src.groups_x * frame->height, counts,
+      stream);
 }
 
 extern "C" CfError
 cf_hlg_light_add (const CfYCbCrWords * frame, const CfMaxRgb * m,
     const CfHlgTables * tables, CfHlgSums * sums, CfStream stream)
 {
-  if (!frame_valid (frame) || !m || !tables || ((uintptr_t) tables & 3)
-      || !sums || ((uintptr_t) sums & 7))
+  if (!frame_valid (frame) || !m || !hlg_valid (tables, sums))
     return cudaErrorInvalidValue;
   if (frame->width == 0 || frame->height == 0)
     return cudaSuccess;
   cf_forget_earlier_errors ();
+  const YCbCrLight src = ycbcr_light (frame, m);
+  return add_hlg_light (src, (long long) src.groups_x * frame->height, tables,
+      sums, stream);
+}
 
-  int grid;
-  cudaError_t err = wave_grid ((const void *) hlg_light_kernel,
-      kHlgBlockThreads, frame, &grid);
-  if (err != cudaSuccess)
-    return err;
-  hlg_light_kernel <<< grid, kHlgBlockThreads, 0,
-      (cudaStream_t) stream >>> (*frame, *m, light_reads_of (frame), tables,
-      sums);
-  return cudaGetLastError ();
+extern "C" CfError
+cf_light_codes_add_rgb10a2 (const CfWordPlane * plane, const CfRgbScale * s,
+    uint32_t * counts, CfStream stream)
+{
+  if (!rgb10a2_valid (plane) || !s || !counts_valid (counts))
+    return cudaErrorInvalidValue;
+  if (plane->width == 0 || plane->height == 0)
+    return cudaSuccess;
+  cf_forget_earlier_errors ();
+  const RgbLight src = rgb_light (plane, s);
+  return count_codes (src, (long long) src.groups_x * plane->height, counts,
+      stream);
+}
+
+extern "C" CfError
+cf_hlg_light_add_rgb10a2 (const CfWordPlane * plane, const CfRgbScale * s,
+    const CfHlgTables * tables, CfHlgSums * sums, CfStream stream)
+{
+  if (!rgb10a2_valid (plane) || !s || !hlg_valid (tables, sums))
+    return cudaErrorInvalidValue;
+  if (plane->width == 0 || plane->height == 0)
+    return cudaSuccess;
+  cf_forget_earlier_errors ();
+  const RgbLight src = rgb_light (plane, s);
+  return add_hlg_light (src, (long long) src.groups_x * plane->height, tables,
+      sums, stream);
 }

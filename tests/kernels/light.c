@@ -6,7 +6,9 @@
  * the samples included), solid frames and smooth real-looking ones, the
  * BT.2020 and BT.709 matrices in both ranges and random ones that reach
  * the clamps, HLG at several display peaks; counts and sums poisoned
- * first (the kernels add); the arguments they refuse. */
+ * first (the kernels add); the arguments they refuse.  And the same two
+ * of packed 10-bit RGB (cf_light_codes_add_rgb10a2,
+ * cf_hlg_light_add_rgb10a2). */
 #include "cf-kernel-test.h"
 #include "gstcudafiltershdr.h"
 
@@ -411,6 +413,227 @@ GST_START_TEST (test_light_codes_invalid_arguments)
 
 GST_END_TEST;
 
+/* ---- packed 10-bit RGB ---- */
+
+/* a smooth, real-looking frame of PQ or HLG R'G'B' written over @wp's
+ * pixels (alpha random) */
+static void
+rgb10a2_smooth (WordPlanes * wp)
+{
+  CfWordPlane *p = &wp->host[0];
+  gint x, y, c;
+
+  for (y = 0; y < p->height; y++)
+    for (x = 0; x < p->width; x++) {
+      gdouble t = (x + 0.5) / p->width, u = (y + 0.5) / p->height;
+      guint32 pixel = g_rand_int (rand_) & 0xc0000000u;
+
+      for (c = 0; c < 3; c++) {
+        gdouble e = 0.05 + 0.9 * t * (0.5 + 0.5 * u) + 0.04 * (c - 1) * (t - u);
+        guint v = MIN ((guint) (e * 1023 + 0.5) + g_rand_int_range (rand_, 0,
+                3), 1023);
+
+        pixel |= v << (10 * c);
+      }
+      GST_WRITE_UINT32_LE ((guint8 *) p->data + (gsize) y * p->pitch +
+          (gsize) x * 4, pixel);
+    }
+  /* (the allocation starts where data does, less the mode's offset) */
+  CUDA_OK (cudaMemcpy ((guint8 *) wp->dev[0].data, p->data,
+          p->height ? (gsize) (p->height - 1) * p->pitch + 4 * p->width : 0,
+          cudaMemcpyHostToDevice));
+}
+
+/* The frame's PQ counts and HLG sums, GPU against CPU from poisoned
+ * ones; and, at full range, the CPU's counts against codes made here
+ * from the components, round (4095 max / 1023) */
+static void
+check_rgb10a2 (gboolean swap_rb, const CfRgbScale * s, gboolean full_range,
+    const HlgTables * t, gint w, gint h, PitchMode mode, gint content)
+{
+  guint32 want[CF_LIGHT_CODES], got[CF_LIGHT_CODES], *d_counts;
+  CfHlgSums want_sums, got_sums, *d_sums;
+  gchar *what = g_strdup_printf ("%s %dx%d pitch mode %d content %d scale %"
+      G_GINT64_FORMAT " offset %d", swap_rb ? "BGR10A2" : "RGB10A2", w, h,
+      mode, content, s->scale, s->offset);
+  WordPlanes wp;
+  CfError err;
+  gint i;
+
+  rgb10a2_planes_init (&wp, swap_rb, w, h, mode, content == 1);
+  if (content == 2)
+    rgb10a2_smooth (&wp);
+
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    want[i] = g_rand_int (rand_) >> 2;
+  CUDA_OK (cudaMalloc ((void **) &d_counts, sizeof (want)));
+  CUDA_OK (cudaMemcpy (d_counts, want, sizeof (want), cudaMemcpyHostToDevice));
+  if (full_range) {
+    guint32 *mine = g_new0 (guint32, CF_LIGHT_CODES), *ref =
+        g_new0 (guint32, CF_LIGHT_CODES);
+    gint x, y;
+
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        guint top = MAX (rgb10a2_component (&wp, swap_rb, 0, x, y),
+            MAX (rgb10a2_component (&wp, swap_rb, 1, x, y),
+                rgb10a2_component (&wp, swap_rb, 2, x, y)));
+
+        mine[(2 * top * 4095 + 1023) / 2046]++;
+      }
+    cf_ref_light_codes_add_rgb10a2 (&wp.host[0], s, ref);
+    for (i = 0; i < CF_LIGHT_CODES; i++)
+      fail_unless (ref[i] == mine[i], "%s: code %d: CPU reference %u, "
+          "rounded here %u", what, i, ref[i], mine[i]);
+    g_free (mine);
+    g_free (ref);
+  }
+  cf_ref_light_codes_add_rgb10a2 (&wp.host[0], s, want);
+  err = cf_light_codes_add_rgb10a2 (&wp.dev[0], s, d_counts, NULL);
+  fail_unless (err == 0, "%s: launch: %s", what, cf_error_name (err));
+  CUDA_OK (cudaMemcpy (got, d_counts, sizeof (got), cudaMemcpyDeviceToHost));
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    fail_unless (got[i] == want[i], "%s: code %d: GPU %u, CPU %u", what, i,
+        got[i], want[i]);
+
+  want_sums.sum = g_rand_int (rand_) * (guint64) g_rand_int (rand_);
+  want_sums.max = g_rand_boolean (rand_) ? g_rand_int (rand_) >> 8 : 0;
+  want_sums.reserved = 0;
+  CUDA_OK (cudaMalloc ((void **) &d_sums, sizeof (want_sums)));
+  CUDA_OK (cudaMemcpy (d_sums, &want_sums, sizeof (want_sums),
+          cudaMemcpyHostToDevice));
+  cf_ref_hlg_light_add_rgb10a2 (&wp.host[0], s, t->host, &want_sums);
+  err = cf_hlg_light_add_rgb10a2 (&wp.dev[0], s, t->dev, d_sums, NULL);
+  fail_unless (err == 0, "%s: HLG launch: %s", what, cf_error_name (err));
+  CUDA_OK (cudaMemcpy (&got_sums, d_sums, sizeof (got_sums),
+          cudaMemcpyDeviceToHost));
+  fail_unless (got_sums.max == want_sums.max && got_sums.sum == want_sums.sum,
+      "%s: HLG max %u sum %" G_GUINT64_FORMAT ", CPU max %u sum %"
+      G_GUINT64_FORMAT, what, got_sums.max, got_sums.sum, want_sums.max,
+      want_sums.sum);
+
+  CUDA_OK (cudaFree (d_sums));
+  CUDA_OK (cudaFree (d_counts));
+  word_planes_clear (&wp);
+  g_free (what);
+}
+
+/* Both orders of packed 10-bit RGB, full and narrow range and random
+ * scales that reach the clamps, HLG at three peaks; sizes from 1 x 1 to
+ * 1921 x 1081 and 4K; tight pitches (the buffer ending at the last
+ * pixel), padded ones (16-byte vectors) and ones on 4 bytes off 16;
+ * random words, solid frames and smooth ones */
+GST_START_TEST (test_light_rgb10a2_equals_reference)
+{
+  static const gdouble peaks[] = { 1000, 400, 4000 };
+  HlgTables tables[G_N_ELEMENTS (peaks)];
+  guint k, sz, mode, swap;
+
+  for (k = 0; k < G_N_ELEMENTS (peaks); k++)
+    hlg_tables_init (&tables[k], k == 1 ? 0.2126 : 0.2627,
+        k == 1 ? 0.0722 : 0.0593, peaks[k]);
+  for (swap = 0; swap < 2; swap++)
+    for (k = 0; k < 3; k++) {
+      CfRgbScale s;
+
+      if (k < 2) {
+        fail_unless (gst_cuda_filters_rgb_scale_init (&s, 10, k == 0));
+      } else {
+        memset (&s, 0, sizeof (s));
+        s.offset = g_rand_int_range (rand_, 0, 256);
+        s.scale = (gint64) (g_rand_double_range (rand_, 1.0, 8.0) *
+            ((gint64) 1 << CF_MAX_RGB_SHIFT));
+      }
+      for (sz = 0; sz < G_N_ELEMENTS (sizes); sz++)
+        for (mode = PITCH_TIGHT; mode <= PITCH_MISALIGNED; mode++)
+          check_rgb10a2 (swap, &s, k == 0, &tables[(sz + k) % 3],
+              sizes[sz].w, sizes[sz].h, mode, (sz + mode + k) % 3);
+    }
+  {
+    CfRgbScale s;
+
+    fail_unless (gst_cuda_filters_rgb_scale_init (&s, 10, TRUE));
+    check_rgb10a2 (FALSE, &s, TRUE, &tables[0], 3840, 2160, PITCH_TIGHT, 2);
+    check_rgb10a2 (TRUE, &s, TRUE, &tables[0], 3840, 2160, PITCH_PADDED, 1);
+  }
+  for (k = 0; k < G_N_ELEMENTS (peaks); k++)
+    hlg_tables_clear (&tables[k]);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_light_rgb10a2_invalid_arguments)
+{
+  guint32 *counts, host[CF_LIGHT_CODES];
+  CfHlgSums *sums;
+  HlgTables t;
+  CfRgbScale s;
+  CfWordPlane bad;
+  WordPlanes wp;
+  guint64 n = 0;
+  guint i;
+
+  fail_unless (gst_cuda_filters_rgb_scale_init (&s, 10, TRUE));
+  hlg_tables_init (&t, 0.2627, 0.0593, 1000);
+  rgb10a2_planes_init (&wp, FALSE, 8, 8, PITCH_PADDED, FALSE);
+  CUDA_OK (cudaMalloc ((void **) &counts, sizeof (host) + 4));
+  CUDA_OK (cudaMemset (counts, 0, sizeof (host)));
+  CUDA_OK (cudaMalloc ((void **) &sums, 2 * sizeof (CfHlgSums)));
+  CUDA_OK (cudaMemset (sums, 0, sizeof (CfHlgSums)));
+  fail_unless (cf_light_codes_add_rgb10a2 (&wp.dev[0], &s, counts, NULL) == 0);
+  fail_unless (cf_hlg_light_add_rgb10a2 (&wp.dev[0], &s, t.dev, sums,
+          NULL) == 0);
+  fail_if (cf_light_codes_add_rgb10a2 (NULL, &s, counts, NULL) == 0);
+  fail_if (cf_light_codes_add_rgb10a2 (&wp.dev[0], NULL, counts, NULL) == 0);
+  fail_if (cf_light_codes_add_rgb10a2 (&wp.dev[0], &s, NULL, NULL) == 0);
+  fail_if (cf_light_codes_add_rgb10a2 (&wp.dev[0], &s,
+          (guint32 *) ((guint8 *) counts + 2), NULL) == 0);
+  fail_if (cf_hlg_light_add_rgb10a2 (&wp.dev[0], &s, NULL, sums, NULL) == 0);
+  fail_if (cf_hlg_light_add_rgb10a2 (&wp.dev[0], &s,
+          (CfHlgTables *) ((guint8 *) t.dev + 2), sums, NULL) == 0);
+  fail_if (cf_hlg_light_add_rgb10a2 (&wp.dev[0], &s, t.dev,
+          (CfHlgSums *) ((guint8 *) sums + 4), NULL) == 0);
+#define REFUSED(field, value) G_STMT_START {                            \
+  bad = wp.dev[0];                                                      \
+  bad.field = value;                                                    \
+  fail_if (cf_light_codes_add_rgb10a2 (&bad, &s, counts, NULL) == 0,    \
+      #field " = " #value " taken");                                    \
+  fail_if (cf_hlg_light_add_rgb10a2 (&bad, &s, t.dev, sums, NULL) == 0, \
+      #field " = " #value " taken (HLG)");                              \
+} G_STMT_END
+  REFUSED (rgb10a2, 0);
+  REFUSED (rgb10a2, 3);
+  REFUSED (depth, 12);
+  REFUSED (shift, 2);
+  REFUSED (words_per_pixel, 1);
+  REFUSED (pitch, wp.dev[0].pitch + 2);
+  REFUSED (pitch, 28);
+  REFUSED (data, (const guint8 *) wp.dev[0].data + 2);
+  REFUSED (data, NULL);
+  REFUSED (width, -1);
+#undef REFUSED
+  /* an empty region counts nothing */
+  bad = wp.dev[0];
+  bad.width = 0;
+  bad.data = NULL;
+  fail_unless (cf_light_codes_add_rgb10a2 (&bad, &s, counts, NULL) == 0);
+  fail_unless (cf_hlg_light_add_rgb10a2 (&bad, &s, t.dev, sums, NULL) == 0);
+  CUDA_OK (cudaDeviceSynchronize ());
+  /* (the one valid launch counted its 64 pixels) */
+  CUDA_OK (cudaMemcpy (host, counts, sizeof (host), cudaMemcpyDeviceToHost));
+  for (i = 0; i < CF_LIGHT_CODES; i++)
+    n += host[i];
+  fail_unless (n == 64, "%" G_GUINT64_FORMAT " pixels counted", n);
+  CUDA_OK (cudaFree (sums));
+  CUDA_OK (cudaFree (counts));
+  word_planes_clear (&wp);
+  hlg_tables_clear (&t);
+}
+
+GST_END_TEST;
+
 CF_KERNEL_TEST_MAIN ("kernels-light",
     CF_KERNEL_TEST (test_light_codes_equals_reference),
-    CF_KERNEL_TEST (test_light_codes_invalid_arguments));
+    CF_KERNEL_TEST (test_light_codes_invalid_arguments),
+    CF_KERNEL_TEST (test_light_rgb10a2_equals_reference),
+    CF_KERNEL_TEST (test_light_rgb10a2_invalid_arguments));

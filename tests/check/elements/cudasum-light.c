@@ -9,9 +9,10 @@
  * `max-fall` as running maxima over frames, reset by a flush; hlg-peak
  * changed between frames; intervals and meta; CUDA memory; and no light
  * fields, with a warning, on streams that are not HDR Y'CbCr above 8
- * bits.  Every Y'CbCr format of 16-bit words, odd sizes, padded strides,
- * random words and real-looking frames, regions starting on odd
- * pixels. */
+ * bits or HDR packed 10-bit RGB.  Every Y'CbCr format of 16-bit words and
+ * RGB10A2_LE and BGR10A2_LE (each sample's code, full and narrow range;
+ * greys at known light), odd sizes, padded strides, random words and
+ * real-looking frames, regions starting on odd pixels. */
 #include <math.h>
 #include <gst/check/gstcheck.h>
 
@@ -34,6 +35,8 @@ typedef enum
   HLG,
 } Transfer;
 
+/* BT.2100's caps of PQ or HLG; of packed R'G'B', the RGB matrix and
+ * full range unless @full_range is FALSE */
 static void
 hdr_info (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
     gboolean full_range, Transfer transfer)
@@ -43,6 +46,11 @@ hdr_info (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
           transfer == HLG ? "bt2100-hlg" : "bt2100-pq"));
   if (full_range)
     info->colorimetry.range = GST_VIDEO_COLOR_RANGE_0_255;
+  if (cf_hbd_is_rgb10a2 (format)) {
+    info->colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_RGB;
+    info->colorimetry.range = full_range ? GST_VIDEO_COLOR_RANGE_0_255 :
+        GST_VIDEO_COLOR_RANGE_16_235;
+  }
   info->fps_n = 30;
   info->fps_d = 1;
 }
@@ -97,14 +105,21 @@ expected_add (Expected * e, GstBuffer * buf, const GstVideoInfo * info,
   gint x0 = MIN ((gint) roi->x, width), y0 = MIN ((gint) roi->y, height);
   gint x1 = roi->w ? MIN (x0 + (gint) roi->w, width) : width;
   gint y1 = roi->h ? MIN (y0 + (gint) roi->h, height) : height;
+  gboolean packed = cf_hbd_is_rgb10a2 (GST_VIDEO_INFO_FORMAT (info));
   GstCudaFiltersMaxRgb m;
+  GstCudaFiltersRgbScale scale;
   gdouble kr, kb;
   gint x, y;
 
-  fail_unless (gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix,
-          &kr, &kb));
-  fail_unless (gst_cuda_filters_max_rgb_init (&m, depth,
-          info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255, kr, kb));
+  /* (packed R'G'B' of BT.2020's primaries: BT.2020's luminance weights) */
+  fail_unless (gst_video_color_matrix_get_Kr_Kb (packed ?
+          GST_VIDEO_COLOR_MATRIX_BT2020 : info->colorimetry.matrix, &kr, &kb));
+  if (packed)
+    fail_unless (gst_cuda_filters_rgb_scale_init (&scale, depth,
+            info->colorimetry.range != GST_VIDEO_COLOR_RANGE_16_235));
+  else
+    fail_unless (gst_cuda_filters_max_rgb_init (&m, depth,
+            info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255, kr, kb));
   if (e->transfer == HLG && !e->tables) {
     e->tables = g_new (CfHlgTables, 1);
     fail_unless (gst_cuda_filters_hlg_init (e->tables, kr, kb, e->peak));
@@ -113,20 +128,41 @@ expected_add (Expected * e, GstBuffer * buf, const GstVideoInfo * info,
           GST_MAP_READ));
   for (y = y0; y < y1; y++)
     for (x = x0; x < x1; x++) {
-      gint32 luma = (gint32) cf_hbd_value (&frame, 0, x, y);
-      gint32 cb = (gint32) cf_hbd_value (&frame, 1, x >> sx, y >> sy);
-      gint32 cr = (gint32) cf_hbd_value (&frame, 2, x >> sx, y >> sy);
-      guint32 codes[3], light;
+      if (packed) {
+        guint32 rgb[3], codes[3], light;
+        guint c;
 
-      if (e->transfer == PQ) {
-        e->counts[gst_cuda_filters_max_rgb_code (&m, luma, cb, cr)]++;
+        for (c = 0; c < 3; c++) {
+          rgb[c] = cf_hbd_value (&frame, c, x, y);
+          codes[c] = cf_rgb_sample_code (&scale, rgb[c]);
+        }
+        if (e->transfer == PQ) {
+          e->counts[gst_cuda_filters_max_rgb_code_rgb (&scale, rgb[0], rgb[1],
+                  rgb[2])]++;
+          continue;
+        }
+        light = cf_hlg_light (e->tables, codes);
+        e->hlg_max = MAX (e->hlg_max, light);
+        e->hlg_sum += light;
+        e->pixels++;
         continue;
       }
-      cf_rgb_codes (&m, luma, cb, cr, codes);
-      light = cf_hlg_light (e->tables, codes);
-      e->hlg_max = MAX (e->hlg_max, light);
-      e->hlg_sum += light;
-      e->pixels++;
+      {
+        gint32 luma = (gint32) cf_hbd_value (&frame, 0, x, y);
+        gint32 cb = (gint32) cf_hbd_value (&frame, 1, x >> sx, y >> sy);
+        gint32 cr = (gint32) cf_hbd_value (&frame, 2, x >> sx, y >> sy);
+        guint32 codes[3], light;
+
+        if (e->transfer == PQ) {
+          e->counts[gst_cuda_filters_max_rgb_code (&m, luma, cb, cr)]++;
+          continue;
+        }
+        cf_rgb_codes (&m, luma, cb, cr, codes);
+        light = cf_hlg_light (e->tables, codes);
+        e->hlg_max = MAX (e->hlg_max, light);
+        e->hlg_sum += light;
+        e->pixels++;
+      }
     }
   gst_video_frame_unmap (&frame);
 }
@@ -592,6 +628,130 @@ GST_START_TEST (test_interval)
 
 GST_END_TEST;
 
+/* Packed 10-bit RGB, both orders, PQ and HLG, full and narrow range:
+ * every pixel's max(R', G', B') (PQ) or its three components (HLG),
+ * odd sizes, padded strides, regions, CUDA memory; random words (alpha
+ * too) and real-looking frames */
+GST_START_TEST (test_packed_rgb)
+{
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_RGB10A2_LE,
+    GST_VIDEO_FORMAT_BGR10A2_LE,
+  };
+  guint f, r;
+  Transfer t;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (t = PQ; t <= HLG; t++) {
+      gdouble peak = t == HLG ? 400 + g_rand_int_range (rand_, 0, 9600) : 0;
+
+      run_frame ("cudasum light-levels=true", t, peak, formats[f], 1, 1, 0,
+          FALSE, TRUE, &whole);
+      run_frame ("cudasum light-levels=true", t, peak, formats[f], 3, 7, 36,
+          FALSE, FALSE, &whole);
+      run_frame ("cudasum light-levels=true", t, peak, formats[f], 1921,
+          1081, 0, TRUE, TRUE, &whole);
+      run_frame ("cudasum light-levels=true percentiles=true detect=black",
+          t, peak, formats[f], 333, 187, 64, TRUE, TRUE, &whole);
+      run_frame ("cudaupload ! cudasum light-levels=true ! cudadownload", t,
+          1000, formats[f], 1921, 1081, 0, TRUE, TRUE, &whole);
+      run_frame ("cudaupload ! cudasum light-levels=true ! cudadownload", t,
+          1000, formats[f], 33, 17, 0, FALSE, FALSE, &whole);
+    }
+    for (r = 0; r < G_N_ELEMENTS (cf_test_rois); r++) {
+      const Roi *roi = &cf_test_rois[r];
+      gchar *launch = cf_test_roi_launch ("cudasum light-levels=true", roi);
+
+      run_frame (launch, (f + r) % 2 ? HLG : PQ, 1000, formats[f], 301, 211,
+          12, r % 2, TRUE, roi);
+      g_free (launch);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* A @format frame whose top @bright_rows rows are grey at @bright (R, G
+ * and B) and the rest black */
+static GstBuffer *
+grey_rgb_frame (GstVideoFormat format, gint w, gint h, guint bright,
+    gint bright_rows)
+{
+  GstBuffer *buf = cf_test_make_frame (format, w, h, 0, FALSE, rand_);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  gint x, y;
+  guint c;
+
+  gst_video_info_set_format (&info, format, w, h);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      for (c = 0; c < 3; c++)
+        cf_hbd_set_value (&frame, c, x, y, y < bright_rows ? bright : 0);
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* Packed R'G'B' greys at known light: PQ at 100 and 1000 cd/m2 (full
+ * range), HLG's 75 % (BT.2408's 203 cd/m2 on a 1000 cd/m2 display) and
+ * peak white (narrow range), each within the light of one code's step,
+ * half a frame's pixels averaging half */
+GST_START_TEST (test_known_levels_packed_rgb)
+{
+  static const struct
+  {
+    Transfer transfer;
+    gdouble signal;             /* PQ: cd/m2 */
+  } greys[] = { {PQ, 100}, {PQ, 1000}, {HLG, 0.75}, {HLG, 1.0} };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (greys); i++) {
+    gboolean hlg = greys[i].transfer == HLG;
+    gdouble e = hlg ? greys[i].signal :
+        gst_cuda_filters_pq_inverse_eotf (greys[i].signal);
+    /* (HLG's in narrow range, where 75 % is a sample: 721) */
+    guint v = (guint) (hlg ? lround (64 + 876 * e) : lround (1023 * e));
+    gdouble es = hlg ? (v - 64) / 876.0 : v / 1023.0;
+    gdouble gamma = gst_cuda_filters_hlg_gamma (1000);
+    gdouble lo = MAX (es - 1.0 / 4095, 0.0), hi = MIN (es + 1.0 / 4095, 1.0);
+    /* a grey's light: PQ's EOTF, or HLG's Lw Ys^gamma with Ys = E */
+    gdouble light = hlg ? 1000 * pow (gst_cuda_filters_hlg_inverse_oetf (es),
+        gamma) : gst_cuda_filters_pq_eotf (es);
+    gdouble step = hlg ? 1000 * (pow (gst_cuda_filters_hlg_inverse_oetf (hi),
+            gamma) - pow (gst_cuda_filters_hlg_inverse_oetf (lo), gamma)) :
+        gst_cuda_filters_pq_eotf (hi) - gst_cuda_filters_pq_eotf (lo);
+    GstVideoFormat format = i % 2 ? GST_VIDEO_FORMAT_BGR10A2_LE :
+        GST_VIDEO_FORMAT_RGB10A2_LE;
+    GstBuffer *in = grey_rgb_frame (format, 64, 36, v, 18);
+    gchar *what = g_strdup_printf ("%s %g (sample %u)", hlg ? "HLG" : "PQ",
+        greys[i].signal, v);
+    GstVideoInfo info;
+    GstStructure *s;
+    gdouble max_light;
+
+    hdr_info (&info, format, 64, 36, !hlg, greys[i].transfer);
+    s = cf_test_message_of ("cudasum light-levels=true hlg-peak=1000", in,
+        &info, what);
+    max_light = get_double (s, "max-light");
+    fail_unless (fabs (max_light - light) <= step + 1e-9, "%s: max-light %g, "
+        "the sample's light %g", what, max_light, light);
+    if (!hlg)
+      fail_unless (fabs (light - greys[i].signal) <= greys[i].signal * 0.01,
+          "%s: the sample's light %g", what, light);
+    else if (greys[i].signal == 0.75)
+      fail_unless (fabs (max_light - 203) < 0.5, "%s: max-light %g, not "
+          "BT.2408's 203 cd/m2", what, max_light);
+    fail_unless (fabs (get_double (s, "average-light") - max_light * 0.5) <=
+        1e-12 * max_light, "%s: average-light %g", what,
+        get_double (s, "average-light"));
+    gst_structure_free (s);
+    gst_buffer_unref (in);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
 /* The warning, once, and no light fields */
 static void
 check_no_light (GstVideoFormat format, const gchar * colorimetry,
@@ -649,6 +809,7 @@ GST_START_TEST (test_no_light_without_hdr)
   check_no_light (GST_VIDEO_FORMAT_NV12, "bt2100-pq", "10 to 16 bits");
   check_no_light (GST_VIDEO_FORMAT_NV12, "bt2100-hlg", "10 to 16 bits");
   check_no_light (GST_VIDEO_FORMAT_GRAY16_LE, "bt2100-pq", "10 to 16 bits");
+  check_no_light (GST_VIDEO_FORMAT_RGB10A2_LE, "sRGB", "neither PQ");
 }
 
 GST_END_TEST;
@@ -659,6 +820,7 @@ CF_TEST_SUITE (cudasum_light_suite, "cudasum-light",
     CF_TEST (test_cuda_memory), CF_TEST (test_known_levels),
     CF_TEST (test_known_levels_hlg), CF_TEST (test_running_maxima),
     CF_TEST (test_hlg_peak_while_playing), CF_TEST (test_interval),
+    CF_TEST (test_packed_rgb), CF_TEST (test_known_levels_packed_rgb),
     CF_TEST (test_no_light_without_hdr));
 
 CF_TEST_GPU_MAIN (cudasum_light, cf_test_gpu_available);

@@ -173,20 +173,50 @@ GST_START_TEST (test_max_rgb_anchors)
 
 GST_END_TEST;
 
+/* packed R'G'B': every sample's code at 10 bits (and every 7th at 12 and
+ * 16), both ranges, is the exact value rounded (either way at a half);
+ * the pixel's is its largest sample's */
 GST_START_TEST (test_max_rgb_code_rgb)
 {
-  guint v;
+  static const guint depths[] = { 10, 12, 16 };
+  GstCudaFiltersRgbScale s;
+  guint d, full, v;
 
-  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (10, 0, 0, 0), 0);
-  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (10, 1023, 0, 0),
+  fail_unless (gst_cuda_filters_rgb_scale_init (&s, 10, TRUE));
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (&s, 0, 0, 0), 0);
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (&s, 1023, 0, 0),
       CODES - 1);
-  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (10, 3, 1023, 7),
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (&s, 3, 1023, 7),
       CODES - 1);
-  for (v = 0; v < 1024; v++) {
-    gdouble want = v * (CODES - 1) / 1023.0;
-    guint code = gst_cuda_filters_max_rgb_code_rgb (10, v / 2, v, v / 3);
-    fail_unless (fabs (code - want) <= 0.5, "%u: %u", v, code);
-  }
+  fail_unless_equals_int (gst_cuda_filters_max_rgb_code_rgb (&s, 3, 9, 512),
+      gst_cuda_filters_max_rgb_code_rgb (&s, 512, 0, 0));
+  fail_if (gst_cuda_filters_rgb_scale_init (&s, 7, TRUE));
+  fail_if (gst_cuda_filters_rgb_scale_init (&s, 17, FALSE));
+  for (d = 0; d < G_N_ELEMENTS (depths); d++)
+    for (full = 0; full < 2; full++) {
+      guint depth = depths[d], step = depth == 10 ? 1 : 7;
+      gdouble offset = full ? 0 : 16 << (depth - 8);
+      gdouble span = full ? (1u << depth) - 1 : 219u << (depth - 8);
+      guint halves = 0;
+
+      fail_unless (gst_cuda_filters_rgb_scale_init (&s, depth, full));
+      for (v = 0; v < (1u << depth); v += step) {
+        gdouble want = CLAMP ((v - offset) * (CODES - 1) / span, 0,
+            CODES - 1);
+        guint code = gst_cuda_filters_max_rgb_code_rgb (&s, v / 2, v, v / 3);
+        gdouble from_half = fabs (want - floor (want) - 0.5);
+
+        if (from_half < 1e-9) {
+          halves++;
+          fail_unless (fabs (code - want) <= 0.5 + 1e-9, "%u bits %s: %u: %u",
+              depth, full ? "full" : "narrow", v, code);
+        } else {
+          fail_unless_equals_int (code, (guint) floor (want + 0.5));
+        }
+      }
+      /* (full range has no halves: 2^d - 1 is odd) */
+      fail_unless (full ? halves == 0 : TRUE);
+    }
 }
 
 GST_END_TEST;
