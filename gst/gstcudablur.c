@@ -38,7 +38,9 @@
  * system memory) are blurred the same way, on each sample's value at its
  * depth, with 28-bit weights and an intermediate with 8 fraction bits
  * (docs/cudablur.md, "High bit depth"): exact against the CPU reference,
- * within 1 of a true Gaussian at every depth.
+ * within 1 of a true Gaussian at every depth.  The packed 10-bit RGB
+ * formats (RGB10A2_LE, BGR10A2_LE) blur their four fields alike, R, G and
+ * B as 10-bit samples and the 2-bit alpha too (at most 3 out).
  *
  * All properties may change while playing; the next frame uses the new
  * values.
@@ -86,10 +88,10 @@ enum
  * (1.22 to 1.28) has no layout for them. */
 #define CUDA_FORMATS \
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, NV12, Y444, " \
-  CF_CUDA_FORMATS_WORDS " }"
+  CF_CUDA_FORMATS_WORDS ", " CF_FORMATS_RGB10A2 " }"
 #define SYS_FORMATS \
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, GRAY8, " \
-  "I420, NV12, Y444, " CF_SYS_FORMATS_WORDS " }"
+  "I420, NV12, Y444, " CF_SYS_FORMATS_WORDS ", " CF_FORMATS_RGB10A2 " }"
 
 /* what the kernels are made from: sigma_y is the effective one */
 typedef struct
@@ -342,6 +344,29 @@ blur_words_at_once (GstCudaBlur * self, const GstCudaFiltersFrame * in,
   return TRUE;
 }
 
+/* Packed 10-bit RGB: its four fields (R, G, B and alpha) as 4 channels
+ * of 10-bit samples, or copied where the kernels have radius 0 */
+static CfError
+blur_rgb10a2 (GstCudaFiltersBase * base, GstCudaBlur * self,
+    const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
+    CfBorder border, CfStream stream)
+{
+  gint width = GST_VIDEO_INFO_WIDTH (in->info);
+  gint height = GST_VIDEO_INFO_HEIGHT (in->info);
+  gpointer scratch;
+
+  if (self->word_kx[0].radius == 0 && self->word_ky[0].radius == 0)
+    return cf_copy_plane (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], (gsize) width * 4, height, stream);
+  scratch = gst_cuda_filters_base_get_scratch (base,
+      cf_blur_word_scratch_bytes (width, height, 4));
+  if (!scratch)
+    return CF_ERROR_MEMORY_ALLOCATION;
+  return cf_blur_rgb10a2 (in->data[0], in->stride[0], out->data[0],
+      out->stride[0], width, height, &self->word_kx[0], &self->word_ky[0],
+      border, scratch, stream);
+}
+
 static CfError
 gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
     const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
@@ -361,6 +386,10 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   guint p;
 
   ensure_kernels (self, &s);
+
+  if (GST_VIDEO_INFO_FORMAT (in->info) == GST_VIDEO_FORMAT_RGB10A2_LE ||
+      GST_VIDEO_INFO_FORMAT (in->info) == GST_VIDEO_FORMAT_BGR10A2_LE)
+    return blur_rgb10a2 (base, self, in, out, s.border, stream);
 
   /* the intermediate of the largest plane; planes take turns with it on
    * the one stream */

@@ -315,6 +315,46 @@ bench_blur_p010 (int w, int h, double sigma, bool solid)
   return row;
 }
 
+/* Packed 10-bit RGB (#48) as cudablur runs it: cf_blur_rgb10a2, four
+ * fields a pixel in two passes through t.  Checked whole against
+ * cf_ref_blur_rgb10a2. */
+static Row
+bench_blur_rgb10a2 (int w, int h, double sigma)
+{
+  CfBlurKernel k;
+  cf_blur_kernel_make (sigma, cf_blur_radius_for_sigma (sigma),
+      CF_BLUR_WORD_BITS, &k);
+  char op[32];
+  std::snprintf (op, sizeof op, "blur s%g", sigma);
+  size_t bytes = 2 * frame_bytes (kRGB10A2, w, h);
+  Row row = make_row (op, "ours", kRGB10A2, w, h, false, (double) bytes);
+  row.note = "r" + std::to_string (k.radius) + "; two passes";
+  std::string what = describe (row);
+  int n = rotation_count (bytes);
+  Frames in (n, kRGB10A2, w, h), out (n, kRGB10A2, w, h);
+  in.fill (false);
+  DeviceArray < uint8_t > scratch (cf_blur_word_scratch_bytes (w, h, 4));
+
+  Launch launch =[&](int i) {
+    return (int) cf_blur_rgb10a2 (in[i], in.pitch, out[i], out.pitch, w, h,
+        &k, &k, CF_BORDER_REPLICATE, scratch.ptr, nullptr);
+  };
+  out.poison (0);
+  CHECK (launch (0));
+  std::vector < uint8_t > got = out.download (0);
+  std::vector < uint8_t > want ((size_t) 4 * w * h);
+  auto reference =[&] {
+    cf_ref_blur_rgb10a2 (in.host.data (), in.pitch, want.data (),
+        (size_t) 4 * w, w, h, &k, &k, CF_BORDER_REPLICATE);
+  };
+  double first_s = seconds_of (reference);
+  check_rows_equal (what.c_str (), got.data (), out.pitch, want.data (),
+      (size_t) 4 * w, (size_t) 4 * w, h);
+  row.cpu_us = cpu_median_us (first_s, reference);
+  time_row (row, launch, false);
+  return row;
+}
+
 /* RGBA and NV12 at every size and a range of sigmas (more at 4K RGBA), on
  * random frames and, at sigma 2.6, solid ones; then the seed at 4K. */
 void
@@ -355,4 +395,7 @@ add_blur_cases (Cases & cases)
           return bench_blur_p010 (k4K.w, k4K.h, sigma, false);
         });
   }
+  add_case (cases, "blur RGB10A2 4K s2.6",[=] {
+        return bench_blur_rgb10a2 (k4K.w, k4K.h, 2.6);
+      });
 }

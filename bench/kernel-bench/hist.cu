@@ -379,9 +379,77 @@ bench_hlg_p010 (int w, int h, bool solid)
   return row;
 }
 
+/* The light levels of packed 10-bit RGB (#48): PQ's codes
+ * (cf_light_codes_add_rgb10a2) or HLG's light (cf_hlg_light_add_rgb10a2)
+ * of full-range RGB10A2, as cudasum light-levels=true runs them, checked
+ * after the first launch. */
+static Row
+bench_light_rgb10a2 (int w, int h, bool hlg)
+{
+  const Format & fmt = kRGB10A2;
+  size_t bytes = frame_bytes (fmt, w, h);
+  Row row = make_row (hlg ? "hlg" : "light", "ours", fmt, w, h, false,
+      (double) bytes);
+  std::string what = describe (row);
+  Frames in (rotation_count (bytes), fmt, w, h);
+  in.fill (false);
+  /* gst_cuda_filters_rgb_scale_init (full range, 10 bits) */
+  CfRgbScale scale = { 0, 0,
+    (int64_t) llround (ldexp (4095.0 / 1023.0, CF_MAX_RGB_SHIFT))
+  };
+  std::vector < CfHlgTables > tables (1);
+  hlg_tables_1000 (tables.data ());
+  auto plane =[&](const uint8_t * data) {
+    CfWordPlane p = { data, in.pitch, w, h, 2, {-1, -1}, 10, 0, CF_RGB10A2 };
+    return p;
+  };
+
+  std::vector < uint32_t > want (CF_LIGHT_CODES);
+  CfHlgSums want_sums = { 0, 0, 0 };
+  const CfWordPlane hp = plane (in.host.data ());
+  auto reference =[&] {
+    std::fill (want.begin (), want.end (), 0u);
+    want_sums.sum = want_sums.max = 0;
+    if (hlg)
+      cf_ref_hlg_light_add_rgb10a2 (&hp, &scale, tables.data (), &want_sums);
+    else
+      cf_ref_light_codes_add_rgb10a2 (&hp, &scale, want.data ());
+  };
+  row.cpu_us = cpu_median_us (seconds_of (reference), reference);
+
+  DeviceArray < uint32_t > counts (CF_LIGHT_CODES);
+  DeviceArray < CfHlgTables > d_tables (1);
+  DeviceArray < CfHlgSums > sums (1);
+  CHECK (cudaMemcpy (d_tables.ptr, tables.data (), sizeof (CfHlgTables),
+          cudaMemcpyHostToDevice));
+  Launch launch =[&](int i) {
+    const CfWordPlane p = plane (in[i]);
+    return hlg ? cf_hlg_light_add_rgb10a2 (&p, &scale, d_tables.ptr,
+        sums.ptr, nullptr) : cf_light_codes_add_rgb10a2 (&p, &scale,
+        counts.ptr, nullptr);
+  };
+  CHECK (cudaMemset (counts.ptr, 0, CF_LIGHT_CODES * sizeof (uint32_t)));
+  CHECK (cudaMemset (sums.ptr, 0, sizeof (CfHlgSums)));
+  CHECK (launch (0));
+  if (hlg) {
+    std::vector < CfHlgSums > got = sums.download ();
+    const uint64_t got_values[2] = { got[0].sum, got[0].max };
+    const uint64_t want_values[2] = { want_sums.sum, want_sums.max };
+    check_values_equal (what.c_str (), "sum and max", got_values,
+        want_values, 2);
+  } else {
+    std::vector < uint32_t > got = counts.download ();
+    check_values_equal (what.c_str (), "counts", got.data (), want.data (),
+        CF_LIGHT_CODES);
+  }
+  time_row (row, launch, false);
+  return row;
+}
+
 /* Ours (both ways), CUB and RGB beside them in RGBA and NV12 at every size
  * on random and solid frames; then the seeds at 4K RGBA; then P010 (and
- * RGB10A2 at 4K), and P010's light levels (PQ's codes, HLG's light). */
+ * RGB10A2 at 4K), and the light levels (PQ's codes, HLG's light) of P010
+ * and, at 4K, of RGB10A2. */
 void
 add_hist_cases (Cases & cases)
 {
@@ -425,4 +493,9 @@ add_hist_cases (Cases & cases)
       add_case (cases, case_name ("hlg", kP010, s, "", solid),[=] {
             return bench_hlg_p010 (s.w, s.h, solid);
           });
+  for (bool hlg: {false, true})
+    add_case (cases, std::string (hlg ? "hlg" : "light") + " RGB10A2 4K",
+        [=] {
+          return bench_light_rgb10a2 (k4K.w, k4K.h, hlg);
+        });
 }

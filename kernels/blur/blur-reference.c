@@ -337,3 +337,51 @@ cf_ref_blur_plane_words (const void *src, size_t src_pitch, void *dst,
   free (t);
   free (ext);
 }
+
+void
+cf_ref_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, const CfBlurKernel * kx,
+    const CfBlurKernel * ky, CfBorder border)
+{
+  /* the four fields as 4 channels of 16-bit words at depth 10, blurred by
+   * the words' reference, packed back (the alpha's at most 3) */
+  size_t words_pitch = (size_t) width * 8;
+  uint16_t *in = calloc (words_pitch * height + 1, 1);
+  uint16_t *out = malloc (words_pitch * height + 1);
+  int x, y, c;
+
+  if (!in || !out) {
+    free (in);
+    free (out);
+    return;
+  }
+  for (y = 0; y < height; y++) {
+    const uint8_t *row = (const uint8_t *) src + (size_t) y * src_pitch;
+    for (x = 0; x < width; x++) {
+      const uint8_t *b = row + (size_t) x * 4;
+      uint32_t pixel = b[0] | (uint32_t) b[1] << 8 | (uint32_t) b[2] << 16 |
+          (uint32_t) b[3] << 24;
+      for (c = 0; c < 4; c++)
+        in[((size_t) y * width + x) * 4 + c] =
+            (uint16_t) ((pixel >> (10 * c)) & (c == 3 ? 3 : 1023));
+    }
+  }
+  cf_ref_blur_plane_words (in, words_pitch, out, words_pitch, width, height,
+      4, 10, 0, kx, ky, border, NULL);
+  for (y = 0; y < height; y++) {
+    uint8_t *row = (uint8_t *) dst + (size_t) y * dst_pitch;
+    for (x = 0; x < width; x++) {
+      uint32_t pixel = 0;
+      for (c = 0; c < 4; c++) {
+        uint32_t v = out[((size_t) y * width + x) * 4 + c];
+        pixel |= (c == 3 && v > 3 ? 3 : v) << (10 * c);
+      }
+      row[(size_t) x * 4] = (uint8_t) pixel;
+      row[(size_t) x * 4 + 1] = (uint8_t) (pixel >> 8);
+      row[(size_t) x * 4 + 2] = (uint8_t) (pixel >> 16);
+      row[(size_t) x * 4 + 3] = (uint8_t) (pixel >> 24);
+    }
+  }
+  free (in);
+  free (out);
+}

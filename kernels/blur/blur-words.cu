@@ -20,7 +20,7 @@ word_t_pitch (int width, int channels)
   return ((size_t) width * channels + 63) / 64 * 64;
 }
 
-template < int C > cudaError_t
+template < int C, bool kPacked = false > cudaError_t
 launch_words_h (const uint8_t * src, size_t src_pitch, float *t,
     size_t t_pitch, int width, int height, const WordBlurArgs & a,
     cudaStream_t stream)
@@ -29,8 +29,8 @@ launch_words_h (const uint8_t * src, size_t src_pitch, float *t,
   const dim3 grid ((width + pixels - 1) / pixels,
       height < kWordsMaxGridY ? height : kWordsMaxGridY);
   const size_t smem = sizeof (float) * (pixels + 2 * a.rx) * C;
-  blur_words_h_kernel < C > <<< grid, kWordsHThreads, smem, stream >>> (src,
-      src_pitch, t, t_pitch, width, height, a);
+  blur_words_h_kernel < C, kPacked > <<< grid, kWordsHThreads, smem,
+      stream >>> (src, src_pitch, t, t_pitch, width, height, a);
   return cudaGetLastError ();
 }
 
@@ -161,15 +161,20 @@ launch_words_planes_of (int luma, int chroma, const CfBlurWordPlane * planes,
   return cudaErrorNotSupported;
 }
 
-/* the two passes through scratch: any radius and channel count */
+/* the two passes through scratch: any radius and channel count; packed:
+ * of packed 10-bit RGB, 4 channels */
 cudaError_t
 launch_words_two_passes (const uint8_t * src, size_t src_pitch,
     uint8_t * dst, size_t dst_pitch, int width, int height, int channels,
-    const WordBlurArgs & a, float *t, cudaStream_t st)
+    const WordBlurArgs & a, float *t, cudaStream_t st, bool packed = false)
 {
   const size_t tp = word_t_pitch (width, channels);
   cudaError_t err;
-  switch (channels) {
+  switch (packed ? 0 : channels) {
+    case 0:
+      err = launch_words_h < 4, true > (src, src_pitch, t, tp, width, height,
+          a, st);
+      break;
     case 1:
       err = launch_words_h < 1 > (src, src_pitch, t, tp, width, height, a, st);
       break;
@@ -191,8 +196,12 @@ launch_words_two_passes (const uint8_t * src, size_t src_pitch,
       row_blocks < kWordsMaxGridY ? row_blocks : kWordsMaxGridY);
   const size_t smem = sizeof (float) * (kWordsVRows + 2 * a.ry) *
       kWordsVColumns;
-  blur_words_v_kernel <<< grid, kWordsVThreads, smem, st >>> (t, tp, dst,
-      dst_pitch, columns, channels, height, a);
+  if (packed)
+    blur_words_v_kernel < true > <<< grid, kWordsVThreads, smem, st >>> (t,
+        tp, dst, dst_pitch, columns, channels, height, a);
+  else
+    blur_words_v_kernel < false > <<< grid, kWordsVThreads, smem, st >>> (t,
+        tp, dst, dst_pitch, columns, channels, height, a);
   return cudaGetLastError ();
 }
 
@@ -232,6 +241,30 @@ word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
       && (long long) p->width * p->channels * p->height <= kWordsMaxPlane;
 }
 
+/* the two passes' arguments for plane p */
+WordBlurArgs
+two_pass_args (const CfBlurWordPlane * p, int depth, int shift,
+    CfBorder border)
+{
+  WordBlurArgs a = { };
+  a.rx = p->kx->radius;
+  a.ry = p->ky->radius;
+  a.border = border;
+  a.depth = depth;
+  a.shift = shift;
+  cf_blur_word_weights (p->kx, a.wx);
+  cf_blur_word_weights (p->ky, a.wy);
+  for (int c = 0; c < 4; c++) {
+    /* t of a row of the value: the taps' sum over 2 rx + 1 copies */
+    float row[2 * CF_BLUR_MAX_RADIUS + 1];
+    a.border_value[c] = (float) (p->border_value[c] & ((1u << depth) - 1));
+    for (int i = 0; i <= 2 * a.rx; i++)
+      row[i] = a.border_value[c];
+    a.border_t[c] = cf_blur_word_taps (a.wx, a.rx, row + a.rx, 1);
+  }
+  return a;
+}
+
 /* one plane, checked: in one pass where it can, else two through scratch */
 cudaError_t
 blur_word_plane (const CfBlurWordPlane * p, int depth, int shift,
@@ -258,22 +291,7 @@ blur_word_plane (const CfBlurWordPlane * p, int depth, int shift,
   if (err != cudaErrorNotSupported)
     return err;
 
-  WordBlurArgs a = { };
-  a.rx = p->kx->radius;
-  a.ry = p->ky->radius;
-  a.border = border;
-  a.depth = depth;
-  a.shift = shift;
-  cf_blur_word_weights (p->kx, a.wx);
-  cf_blur_word_weights (p->ky, a.wy);
-  for (int c = 0; c < 4; c++) {
-    /* t of a row of the value: the taps' sum over 2 rx + 1 copies */
-    float row[2 * CF_BLUR_MAX_RADIUS + 1];
-    a.border_value[c] = (float) (p->border_value[c] & ((1u << depth) - 1));
-    for (int i = 0; i <= 2 * a.rx; i++)
-      row[i] = a.border_value[c];
-    a.border_t[c] = cf_blur_word_taps (a.wx, a.rx, row + a.rx, 1);
-  }
+  const WordBlurArgs a = two_pass_args (p, depth, shift, border);
   return launch_words_two_passes ((const uint8_t *) p->src, p->src_pitch,
       (uint8_t *) p->dst, p->dst_pitch, p->width, p->height, p->channels, a,
       (float *) scratch, st);
@@ -337,4 +355,27 @@ cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
       return err;
   }
   return cudaSuccess;
+}
+
+extern "C" CfError
+cf_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, int width, int height, const CfBlurKernel * kx,
+    const CfBlurKernel * ky, CfBorder border, void *scratch, CfStream stream)
+{
+  /* as a plane of 4 channels of 10-bit samples (the alpha's below 4),
+   * whose rows are half as long in bytes: checked as one */
+  const CfBlurWordPlane p = { src, 2 * src_pitch, dst, 2 * dst_pitch, width,
+    height, 4, kx, ky, {0, 0, 0, 0}
+  };
+  if (!scratch || ((uintptr_t) scratch & 3)
+      || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT
+      || ((uintptr_t) src | (uintptr_t) dst | src_pitch | dst_pitch) & 3
+      || !word_plane_ok (&p, 10, 0))
+    return cudaErrorInvalidValue;
+
+  cf_forget_earlier_errors ();
+  const WordBlurArgs a = two_pass_args (&p, 10, 0, border);
+  return launch_words_two_passes ((const uint8_t *) src, src_pitch,
+      (uint8_t *) dst, dst_pitch, width, height, 4, a, (float *) scratch,
+      (cudaStream_t) stream, true);
 }

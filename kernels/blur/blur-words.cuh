@@ -20,9 +20,11 @@
  * blur_words_h_kernel stages one row's samples and halo and each thread
  * filters 4 (3) samples 128 apart; blur_words_v_kernel stages a strip of
  * t rows (any radius: (16 + 2 x 150) x 32 floats is under 48 KB) and each
- * thread sums 4 rows of one column.
+ * thread sums 4 rows of one column.  Packed 10-bit RGB (cf_blur_rgb10a2)
+ * takes the two passes, as 4 channels (R, G, B, alpha) a pixel.
  * Tests (kernels-blur): test_blur_words_equals_reference,
- * test_blur_planes_words_equals_reference. */
+ * test_blur_planes_words_equals_reference,
+ * test_blur_rgb10a2_equals_reference. */
 #ifndef CUDAFILTERS_BLUR_WORDS_CUH
 #define CUDAFILTERS_BLUR_WORDS_CUH
 
@@ -72,6 +74,21 @@ word_sample (const uint8_t * src, size_t pitch, int y, int index,
 {
   const uint16_t word = ((const uint16_t *) (src + (size_t) y * pitch))[index];
   return int_to_float ((word >> shift) & mask);
+}
+
+/* Sample `index` of row y of the two passes' source: a word's (above),
+ * or, kPacked, of packed 10-bit RGB (4 samples a pixel: bits 0-9, 10-19
+ * and 20-29, and the 2-bit alpha at 30) */
+template < bool kPacked > __device__ __forceinline__ float
+two_pass_sample (const uint8_t * src, size_t pitch, int y, int index,
+    uint32_t mask, int shift)
+{
+  if (!kPacked)
+    return word_sample (src, pitch, y, index, mask, shift);
+  const uint32_t pixel =
+      ((const uint32_t *) (src + (size_t) y * pitch))[index / 4];
+  const int c = index % 4;
+  return int_to_float ((pixel >> (10 * c)) & (c == 3 ? 3u : 1023u));
 }
 
 /* v rounded to the nearest integer, ties to even (v + 2^23 rounds so, and
@@ -356,7 +373,8 @@ words_h_block_pixels ()
   return kWordsHThreads * words_h_samples < C > () / C;
 }
 
-template < int C > __global__ void
+/* kPacked: packed 10-bit RGB, C 4 (two_pass_sample) */
+template < int C, bool kPacked > __global__ void
 __launch_bounds__ (kWordsHThreads)
 blur_words_h_kernel (const uint8_t * src, size_t src_pitch, float *t,
     size_t t_pitch, int width, int height, WordBlurArgs a)
@@ -377,7 +395,8 @@ blur_words_h_kernel (const uint8_t * src, size_t src_pitch, float *t,
       const int c = i % C;
       const int sx = border_index (x0 - a.rx + i / C, width, a.border);
       staged[i] = sx < 0 ? a.border_value[c] :
-          word_sample (src, src_pitch, y, sx * C + c, mask, a.shift);
+          two_pass_sample < kPacked > (src, src_pitch, y, sx * C + c, mask,
+          a.shift);
     }
     __syncthreads ();
     const float *centre = staged + a.rx * C + threadIdx.x;
@@ -396,8 +415,10 @@ blur_words_h_kernel (const uint8_t * src, size_t src_pitch, float *t,
 /* the vertical pass: a block stages the t rows of a strip of
  * kWordsVRows output rows and kWordsVColumns columns, halo included
  * (border rule applied), and a thread sums kWordsVRowsEach output rows of
- * one column */
-__global__ void
+ * one column.  kPacked: packed 10-bit RGB, whose pixel's 4 columns are 4
+ * neighbouring lanes of a warp, which join their samples into the pixel
+ * (R, G, B at most 1023, alpha at most 3) */
+template < bool kPacked > __global__ void
 __launch_bounds__ (kWordsVThreads)
 blur_words_v_kernel (const float *t, size_t t_pitch, uint8_t * dst,
     size_t dst_pitch, int columns, int channels, int height, WordBlurArgs a)
@@ -425,7 +446,9 @@ blur_words_v_kernel (const float *t, size_t t_pitch, uint8_t * dst,
       strip[i] = v;
     }
     __syncthreads ();
-    if (col >= columns)
+    /* (packed: every lane sums, for the shuffles; the strip holds 0 past
+     * the columns) */
+    if (!kPacked && col >= columns)
       continue;
 
     const float *centre = strip + (kWordsVRowsEach * rg + a.ry) *
@@ -435,9 +458,18 @@ blur_words_v_kernel (const float *t, size_t t_pitch, uint8_t * dst,
       const int y = y0 + kWordsVRowsEach * rg + k;
       const float v = words_taps (a.wy, a.ry, [&](int i) {
             return centre[(k + i) * kWordsVColumns];});
-      if (y < height)
+      if (kPacked) {
+        const int c = cx % 4;
+        uint32_t pixel = (uint32_t) word_out (v, c == 3 ? 3u : 1023u, 0) <<
+            (10 * c);
+        pixel |= __shfl_xor_sync (0xffffffffu, pixel, 1);
+        pixel |= __shfl_xor_sync (0xffffffffu, pixel, 2);
+        if (c == 0 && col < columns && y < height)
+          ((uint32_t *) (dst + (size_t) y * dst_pitch))[col / 4] = pixel;
+      } else if (y < height) {
         ((uint16_t *) (dst + (size_t) y * dst_pitch))[col] =
             word_out (v, mask, a.shift);
+      }
     }
   }
 }

@@ -467,6 +467,83 @@ GST_START_TEST (test_blur_planes_words_equals_reference)
 
 GST_END_TEST;
 
+/* cf_blur_rgb10a2 against its CPU reference: random pixels (alpha
+ * included) or one solid pixel, which a blur with an edge-copying border
+ * must give back as it is; pitches tight, padded, or 4 bytes past the
+ * row (off the 16-byte grid), the padding poisoned and left alone */
+static void
+run_rgb10a2_case (gint w, gint h, double sx, double sy, CfBorder border,
+    gint pitch_mode, gboolean solid)
+{
+  gsize row = 4 * (gsize) w;
+  gsize scratch_size = cf_blur_word_scratch_bytes (w, h, 4);
+  gchar *what = g_strdup_printf ("blur RGB10A2 %dx%d, sigma %g x %g, border "
+      "%d, pitch mode %d%s", w, h, sx, sy, border, pitch_mode,
+      solid ? ", solid" : "");
+  CfBlurKernel kx, ky;
+  void *scratch;
+  PlaneCase pc;
+  gint x, y;
+
+  if (pitch_mode == 2)
+    plane_case_init (&pc, row + 4, row + 4, h, PITCH_TIGHT);
+  else
+    plane_case_init (&pc, row, row, h, pitch_mode);
+  if (solid) {
+    guint8 pixel[4];
+
+    cf_test_fill_random (rand_, pixel, 4);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < 4 * w; x++)
+        pc.src[pc.src_off + y * pc.src_pitch + x] = pixel[x % 4];
+  }
+  plane_case_upload (&pc);
+  fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
+          CF_BLUR_WORD_BITS, &kx) == 0);
+  fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
+          CF_BLUR_WORD_BITS, &ky) == 0);
+  cf_ref_blur_rgb10a2 (pc.src + pc.src_off, pc.src_pitch, pc.want +
+      pc.dst_off, pc.dst_pitch, w, h, &kx, &ky, border);
+  if (solid && border != CF_BORDER_CONSTANT)
+    for (y = 0; y < h; y++)
+      fail_unless (memcmp (pc.want + pc.dst_off + y * pc.dst_pitch,
+              pc.src + pc.src_off + y * pc.src_pitch, row) == 0,
+          "%s: the reference changed a solid row %d", what, y);
+  CUDA_OK (cudaMalloc (&scratch, scratch_size));
+  CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  plane_case_finish (&pc, cf_blur_rgb10a2 (pc.d_src + pc.src_off,
+          pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h, &kx, &ky,
+          border, scratch, NULL), what);
+  CUDA_OK (cudaFree (scratch));
+  g_free (what);
+}
+
+/* every border, sigmas from a radius of 1 to 60 (sigma_y the next one
+ * halved), small odd frames, frames wider and taller than a block, and a
+ * 1921 x 1081 frame */
+GST_START_TEST (test_blur_rgb10a2_equals_reference)
+{
+  static const double sigmas[] = { 0.3, 1, 2.6, 5, 20 };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {1, 1}, {1, 17}, {17, 1}, {3, 7}, {37, 23}, {301, 37} };
+  guint s, f;
+  gint border, mode;
+
+  for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+    for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+      for (f = 0; f < G_N_ELEMENTS (frames); f++)
+        for (mode = 0; mode < 3; mode++)
+          run_rgb10a2_case (frames[f].w, frames[f].h, sigmas[s],
+              sigmas[(s + 1) % G_N_ELEMENTS (sigmas)] / 2, border, mode,
+              (f + mode) % 3 == 0);
+  run_rgb10a2_case (1921, 1081, 2.6, 2.6, CF_BORDER_REFLECT_101, 1, FALSE);
+  run_rgb10a2_case (1921, 1081, 1, 4, CF_BORDER_REPLICATE, 2, TRUE);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_blur_words_invalid_arguments)
 {
   guint8 *d;
@@ -534,6 +611,24 @@ GST_START_TEST (test_blur_words_invalid_arguments)
     fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);
   }
+  /* packed 10-bit RGB: pointers and pitches off 4 bytes, short pitches,
+   * no scratch, 8-bit weights */
+  fail_unless (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+  fail_if (cf_blur_rgb10a2 (d + 2, 64, d + 2048, 64, 8, 4, &k, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+  fail_if (cf_blur_rgb10a2 (d, 64, d + 2050, 64, 8, 4, &k, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+  fail_if (cf_blur_rgb10a2 (d, 66, d + 2048, 64, 8, 4, &k, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+  fail_if (cf_blur_rgb10a2 (d, 28, d + 2048, 64, 8, 4, &k, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+  fail_if (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k, &k,
+          CF_BORDER_REPLICATE, NULL, NULL) == 0);
+  fail_if (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k8, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+  fail_if (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 0, 4, &k, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
   CUDA_OK (cudaDeviceSynchronize ());
   CUDA_OK (cudaFree (d));
 }
@@ -551,4 +646,5 @@ CF_KERNEL_TEST_MAIN ("kernels-blur",
     CF_KERNEL_TEST (test_blur_invalid_arguments),
     CF_KERNEL_TEST (test_blur_words_equals_reference),
     CF_KERNEL_TEST (test_blur_planes_words_equals_reference),
+    CF_KERNEL_TEST (test_blur_rgb10a2_equals_reference),
     CF_KERNEL_TEST (test_blur_words_invalid_arguments));

@@ -1,7 +1,8 @@
 /* cudablur on the GPU through GstHarness: every format in both memory
  * types, odd sizes and padded strides, every border rule and sigmas 0.3 to
  * 20, against the CPU reference applied plane by plane as docs/cudablur.md
- * defines; the formats of 10 to 16 bits likewise; sigma changed while
+ * defines; the formats of 10 to 16 bits likewise, and the packed 10-bit
+ * RGB ones (each field blurred as a 10-bit sample); sigma changed while
  * playing; passthrough at sigma 0; and the GPU chain
  * cudaupload ! cudablur ! cudagray ! cudadownload. */
 #include <gst/check/gstcheck.h>
@@ -57,7 +58,14 @@ reference_plane (GstVideoFrame * in, guint p, const Settings * s,
   *row_bytes = (gsize) w *channels * (words ? 2 : 1);
   *rows = h;
   out = g_malloc (*row_bytes * h);
-  if (words) {
+  if (cf_hbd_is_rgb10a2 (GST_VIDEO_FORMAT_INFO_FORMAT (finfo))) {
+    /* four fields a pixel, each a 10-bit sample (alpha 2 bits) */
+    *row_bytes = (gsize) w *4;
+    out = g_realloc (out, *row_bytes * h);
+    cf_ref_blur_rgb10a2 (GST_VIDEO_FRAME_PLANE_DATA (in, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (in, p), out, *row_bytes, w, h, &kx, &ky,
+        s->border);
+  } else if (words) {
     /* black: Y 16, chroma 128, at the depth */
     guint16 value = yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
     guint16 wv[4] = { value, value, value, value };
@@ -190,6 +198,22 @@ GST_START_TEST (test_high_bit_depth)
 
 GST_END_TEST;
 
+/* the packed 10-bit RGB formats, in both memory types: R, G, B and the
+ * 2-bit alpha each blurred as a 10-bit sample */
+GST_START_TEST (test_packed_rgb)
+{
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_RGB10A2_LE,
+    GST_VIDEO_FORMAT_BGR10A2_LE,
+  };
+
+  check_formats ("cudablur", formats, G_N_ELEMENTS (formats));
+  check_formats ("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudablur ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload", formats,
+      G_N_ELEMENTS (formats));
+}
+
+GST_END_TEST;
+
 /* every sigma of the issue on one format, every border */
 GST_START_TEST (test_sigmas_and_borders)
 {
@@ -284,7 +308,7 @@ CF_TEST_SUITE (cudablur_suite, "cudablur",
     CF_TEST_CASE ("gpu", 900),
     CF_TEST (test_system_memory),
     CF_TEST (test_cuda_memory),
-    CF_TEST (test_high_bit_depth),
+    CF_TEST (test_high_bit_depth), CF_TEST (test_packed_rgb),
     CF_TEST (test_sigmas_and_borders),
     CF_TEST (test_passthrough_and_changes), CF_TEST (test_chain_with_cudagray));
 

@@ -291,6 +291,17 @@ GST_START_TEST (test_blur_properties_and_caps)
   assert_caps_equal (src_caps_of ("cudablur", "video/x-raw, format=GRAY8, "
           "width=8, height=8, framerate=30/1"),
       "video/x-raw, format=GRAY8, width=8, height=8, framerate=30/1");
+  /* the packed 10-bit RGB formats, in both memory types */
+  assert_caps_equal (src_caps_of ("cudablur", "video/x-raw, "
+          "format=BGR10A2_LE, width=8, height=8, framerate=30/1"),
+      "video/x-raw, format=BGR10A2_LE, width=8, height=8, framerate=30/1; "
+      "video/x-raw(memory:CUDAMemory), format=BGR10A2_LE, width=8, height=8, "
+      "framerate=30/1");
+  assert_caps_equal (src_caps_of ("cudablur", "video/x-raw(memory:CUDAMemory)"
+          ", format=RGB10A2_LE, width=8, height=8, framerate=30/1"),
+      "video/x-raw(memory:CUDAMemory), format=RGB10A2_LE, width=8, height=8, "
+      "framerate=30/1; video/x-raw, format=RGB10A2_LE, width=8, height=8, "
+      "framerate=30/1");
 }
 
 GST_END_TEST;
