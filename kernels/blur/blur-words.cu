@@ -357,6 +357,37 @@ cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
   return cudaSuccess;
 }
 
+namespace {
+
+/* packed 10-bit RGB in one pass, bucket R (4 or 8) */
+template < int R > cudaError_t
+launch_rgb10a2_tile (const CfBlurWordPlane * p, CfBorder border,
+    cudaStream_t stream)
+{
+  RgbTileArgs a = { };
+  a.src = (const uint8_t *) p->src;
+  a.dst = (uint8_t *) p->dst;
+  /* (p's pitches are twice the frame's: checked as 16-bit words) */
+  a.src_pitch = p->src_pitch / 2;
+  a.dst_pitch = p->dst_pitch / 2;
+  a.width = p->width;
+  a.height = p->height;
+  a.border = border;
+  a.tiles_x = (p->width + kRgbTilePixels - 1) / kRgbTilePixels;
+  for (int i = 0; i <= kWordsTileMaxRadius; i++) {
+    a.wx[i] = cf_blur_word_weight (p->kx, i);
+    a.wy[i] = cf_blur_word_weight (p->ky, i);
+  }
+  /* (under 2^24 tiles: a plane holds at most 2^36 samples, 2^34 pixels) */
+  const int blocks = a.tiles_x * ((p->height + kRgbTileRows - 1) /
+      kRgbTileRows);
+  blur_rgb10a2_tile_kernel < R > <<< blocks, kWordsTileThreads,
+      rgb_tile_smem < R > (), stream >>> (a);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace */
+
 extern "C" CfError
 cf_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, const CfBlurKernel * kx,
@@ -374,6 +405,17 @@ cf_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
     return cudaErrorInvalidValue;
 
   cf_forget_earlier_errors ();
+  /* one pass at radii up to 8 (its tile's float4s fit the default shared
+   * memory), two passes beyond */
+  switch (words_bucket (p.kx->radius > p.ky->radius ? p.kx->radius :
+          p.ky->radius)) {
+    case 4:
+      return launch_rgb10a2_tile < 4 > (&p, border, (cudaStream_t) stream);
+    case 8:
+      return launch_rgb10a2_tile < 8 > (&p, border, (cudaStream_t) stream);
+    default:
+      break;
+  }
   const WordBlurArgs a = two_pass_args (&p, 10, 0, border);
   return launch_words_two_passes ((const uint8_t *) src, src_pitch,
       (uint8_t *) dst, dst_pitch, width, height, 4, a, (float *) scratch,
