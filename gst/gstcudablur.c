@@ -358,10 +358,15 @@ blur_rgb10a2 (GstCudaFiltersBase * base, GstCudaBlur * self,
   if (self->word_kx[0].radius == 0 && self->word_ky[0].radius == 0)
     return cf_copy_plane (in->data[0], in->stride[0], out->data[0],
         out->stride[0], (gsize) width * 4, height, stream);
-  scratch = gst_cuda_filters_base_get_scratch (base,
-      cf_blur_word_scratch_bytes (width, height, 4));
-  if (!scratch)
-    return CF_ERROR_MEMORY_ALLOCATION;
+  /* (the one pass keeps its intermediate in shared memory) */
+  if (cf_blur_rgb10a2_one_pass (&self->word_kx[0], &self->word_ky[0])) {
+    scratch = NULL;
+  } else {
+    scratch = gst_cuda_filters_base_get_scratch (base,
+        cf_blur_word_scratch_bytes (width, height, 4));
+    if (!scratch)
+      return CF_ERROR_MEMORY_ALLOCATION;
+  }
   return cf_blur_rgb10a2 (in->data[0], in->stride[0], out->data[0],
       out->stride[0], width, height, &self->word_kx[0], &self->word_ky[0],
       border, scratch, stream);

@@ -261,10 +261,13 @@ void cf_ref_blur_plane_words (const void *src, size_t src_pitch,
  * 32-bit little-endian pixels of samples at bits 0-9, 10-19 and 20-29,
  * and a 2-bit alpha at 30-31), each of the four as a channel of words at
  * depth 10 would be (the arithmetic above; the alpha's samples 0 to 3
- * stay at most 3), in two passes through scratch
- * (cf_blur_word_scratch_bytes (width, height, 4)).  The constant border
- * is 0 in all four.  src, dst and their pitches are 4-byte aligned and do
- * not overlap scratch or each other. */
+ * stay at most 3): in one pass where both radii are at most 8
+ * (cf_blur_rgb10a2_one_pass (); scratch may then be NULL), otherwise in
+ * two passes through scratch (cf_blur_word_scratch_bytes (width, height,
+ * 4)).  The constant border is 0 in all four.  src, dst and their pitches
+ * are 4-byte aligned and do not overlap scratch or each other. */
+int cf_blur_rgb10a2_one_pass (const CfBlurKernel * kx,
+    const CfBlurKernel * ky);
 CfError cf_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, const CfBlurKernel * kx,
     const CfBlurKernel * ky, CfBorder border, void *scratch,

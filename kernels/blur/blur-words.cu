@@ -388,6 +388,12 @@ launch_rgb10a2_tile (const CfBlurWordPlane * p, CfBorder border,
 
 }                               /* namespace */
 
+extern "C" int
+cf_blur_rgb10a2_one_pass (const CfBlurKernel * kx, const CfBlurKernel * ky)
+{
+  return kx && ky && kx->radius <= 8 && ky->radius <= 8;
+}
+
 extern "C" CfError
 cf_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, const CfBlurKernel * kx,
@@ -398,24 +404,24 @@ cf_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
   const CfBlurWordPlane p = { src, 2 * src_pitch, dst, 2 * dst_pitch, width,
     height, 4, kx, ky, {0, 0, 0, 0}
   };
-  if (!scratch || ((uintptr_t) scratch & 3)
+  if (src_pitch > SIZE_MAX / 2 || dst_pitch > SIZE_MAX / 2
+      || ((uintptr_t) scratch & 3)
       || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT
       || ((uintptr_t) src | (uintptr_t) dst | src_pitch | dst_pitch) & 3
       || !word_plane_ok (&p, 10, 0))
+    return cudaErrorInvalidValue;
+  const bool one_pass = cf_blur_rgb10a2_one_pass (kx, ky);
+  if (!one_pass && !scratch)
     return cudaErrorInvalidValue;
 
   cf_forget_earlier_errors ();
   /* one pass at radii up to 8 (its tile's float4s fit the default shared
    * memory), two passes beyond */
-  switch (words_bucket (p.kx->radius > p.ky->radius ? p.kx->radius :
-          p.ky->radius)) {
-    case 4:
-      return launch_rgb10a2_tile < 4 > (&p, border, (cudaStream_t) stream);
-    case 8:
-      return launch_rgb10a2_tile < 8 > (&p, border, (cudaStream_t) stream);
-    default:
-      break;
-  }
+  if (one_pass && words_bucket (kx->radius > ky->radius ? kx->radius :
+          ky->radius) == 4)
+    return launch_rgb10a2_tile < 4 > (&p, border, (cudaStream_t) stream);
+  if (one_pass)
+    return launch_rgb10a2_tile < 8 > (&p, border, (cudaStream_t) stream);
   const WordBlurArgs a = two_pass_args (&p, 10, 0, border);
   return launch_words_two_passes ((const uint8_t *) src, src_pitch,
       (uint8_t *) dst, dst_pitch, width, height, 4, a, (float *) scratch,

@@ -25,7 +25,7 @@
 
 namespace {
 
-/* (3 blocks an SM: 40 registers, none spilled) */
+/* (3 blocks an SM: at most 40 registers, YCbCrLight's, none spilled) */
 constexpr int kHlgBlockThreads = 512;
 
 /* Source: YCbCrLight or RgbLight (light-rgb10a2.cuh) */

@@ -82,8 +82,12 @@ light_rows (const CfYCbCrWords & f, int y)
 /* Group @g of a launch over the frame's groups of kLightGroup pixels of
  * a row (@groups_x a row): on_chroma (cb, cr) at each chroma sample, then
  * on_pixel (luma) for each of the group's pixels in the frame, every
- * sample shifted down and masked to the frame's depth. */
-template < typename OnChroma, typename OnPixel >
+ * sample shifted down and masked to the frame's depth.  kWholeApart:
+ * whole groups (most of them) take a copy of the loop without the checks
+ * against the width, which the PQ kernel gains from and the HLG kernel,
+ * larger, loses by (performance.md, "Packed 10-bit RGB: blur and light
+ * levels"). */
+template < bool kWholeApart, typename OnChroma, typename OnPixel >
 __device__ __forceinline__ void
 visit_group (const CfYCbCrWords & f, const LightReads & reads, int groups_x,
     long long g, OnChroma on_chroma, OnPixel on_pixel)
@@ -96,19 +100,26 @@ visit_group (const CfYCbCrWords & f, const LightReads & reads, int groups_x,
   luma_group (f, reads, rows.luma, x0, words);
 
   int chroma_index = -1;
-#pragma unroll
-  for (int k = 0; k < kLightGroup; k++) {
-    if (x0 + k < f.width) {
-      const int ci = ((x0 + k + f.phase_x) >> f.sub_x) * f.chroma_step;
-      if (ci != chroma_index) {
-        const uint32_t cb = word_at (rows.cb, ci, reads.chroma_words);
-        const uint32_t cr = word_at (rows.cr, ci, reads.chroma_words);
-        on_chroma ((int32_t) ((cb >> f.shift) & mask),
-            (int32_t) ((cr >> f.shift) & mask));
-        chroma_index = ci;
-      }
-      on_pixel ((int32_t) ((words[k] >> f.shift) & mask));
+  auto visit_pixel =[&](int k) {
+    const int ci = ((x0 + k + f.phase_x) >> f.sub_x) * f.chroma_step;
+    if (ci != chroma_index) {
+      const uint32_t cb = word_at (rows.cb, ci, reads.chroma_words);
+      const uint32_t cr = word_at (rows.cr, ci, reads.chroma_words);
+      on_chroma ((int32_t) ((cb >> f.shift) & mask),
+          (int32_t) ((cr >> f.shift) & mask));
+      chroma_index = ci;
     }
+    on_pixel ((int32_t) ((words[k] >> f.shift) & mask));
+  };
+  if (kWholeApart && x0 + kLightGroup <= f.width) {
+#pragma unroll
+    for (int k = 0; k < kLightGroup; k++)
+      visit_pixel (k);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kLightGroup; k++)
+      if (x0 + k < f.width)
+        visit_pixel (k);
   }
 }
 
@@ -131,7 +142,7 @@ struct YCbCrLight
   visit_max_codes (long long g, OnCode on_code) const
   {
     int64_t chroma = 0;
-    visit_group (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
+    visit_group < true > (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
           chroma = cf_max_rgb_chroma (&m, cb, cr);
         },[&](int32_t luma) {
           on_code (cf_max_rgb_code_of (&m, luma, chroma));
@@ -142,7 +153,7 @@ struct YCbCrLight
   visit_rgb_codes (long long g, OnCodes on_codes) const
   {
     int64_t parts[3] = { 0, 0, 0 };
-    visit_group (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
+    visit_group < false > (f, reads, groups_x, g,[&](int32_t cb, int32_t cr) {
           cf_rgb_chroma (&m, cb, cr, parts);
         },[&](int32_t luma) {
           uint32_t codes[3];

@@ -470,7 +470,8 @@ GST_END_TEST;
 /* cf_blur_rgb10a2 against its CPU reference: random pixels (alpha
  * included) or one solid pixel, which a blur with an edge-copying border
  * must give back as it is; pitches tight, padded, or 4 bytes past the
- * row (off the 16-byte grid), the padding poisoned and left alone */
+ * row (off the 16-byte grid), the padding poisoned and left alone; the
+ * one pass without scratch, the two passes with a poisoned one */
 static void
 run_rgb10a2_case (gint w, gint h, double sx, double sy, CfBorder border,
     gint pitch_mode, gboolean solid)
@@ -509,12 +510,17 @@ run_rgb10a2_case (gint w, gint h, double sx, double sy, CfBorder border,
       fail_unless (memcmp (pc.want + pc.dst_off + y * pc.dst_pitch,
               pc.src + pc.src_off + y * pc.src_pitch, row) == 0,
           "%s: the reference changed a solid row %d", what, y);
-  CUDA_OK (cudaMalloc (&scratch, scratch_size));
-  CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  /* the one pass takes no scratch; the two passes a poisoned one */
+  scratch = NULL;
+  if (!cf_blur_rgb10a2_one_pass (&kx, &ky)) {
+    CUDA_OK (cudaMalloc (&scratch, scratch_size));
+    CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  }
   plane_case_finish (&pc, cf_blur_rgb10a2 (pc.d_src + pc.src_off,
           pc.src_pitch, pc.d_dst + pc.dst_off, pc.dst_pitch, w, h, &kx, &ky,
           border, scratch, NULL), what);
-  CUDA_OK (cudaFree (scratch));
+  if (scratch)
+    CUDA_OK (cudaFree (scratch));
   g_free (what);
 }
 
@@ -539,7 +545,9 @@ GST_START_TEST (test_blur_rgb10a2_equals_reference)
               sigmas[(s + 1) % G_N_ELEMENTS (sigmas)] / 2, border, mode,
               (f + mode) % 3 == 0);
   run_rgb10a2_case (1921, 1081, 2.6, 2.6, CF_BORDER_REFLECT_101, 1, FALSE);
-  run_rgb10a2_case (1921, 1081, 1, 4, CF_BORDER_REPLICATE, 2, TRUE);
+  run_rgb10a2_case (1921, 1081, 1, 4, CF_BORDER_REPLICATE, 2, FALSE);
+  run_rgb10a2_case (1921, 1081, 5, 5, CF_BORDER_CONSTANT, 0, FALSE);
+  run_rgb10a2_case (1921, 1081, 2, 2, CF_BORDER_REPLICATE, 2, TRUE);
 }
 
 GST_END_TEST;
@@ -623,8 +631,23 @@ GST_START_TEST (test_blur_words_invalid_arguments)
           CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
   fail_if (cf_blur_rgb10a2 (d, 28, d + 2048, 64, 8, 4, &k, &k,
           CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
-  fail_if (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k, &k,
+  /* no scratch: the one pass takes none, the two passes need it */
+  fail_unless (cf_blur_rgb10a2_one_pass (&k, &k));
+  fail_unless (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k, &k,
           CF_BORDER_REPLICATE, NULL, NULL) == 0);
+  {
+    CfBlurKernel wide;
+
+    cf_blur_kernel_make (4, cf_blur_radius_for_sigma (4), CF_BLUR_WORD_BITS,
+        &wide);
+    fail_if (cf_blur_rgb10a2_one_pass (&k, &wide));
+    fail_if (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k, &wide,
+            CF_BORDER_REPLICATE, NULL, NULL) == 0);
+    fail_unless (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k, &wide,
+            CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+  }
+  fail_if (cf_blur_rgb10a2 (d, (size_t) -4, d + 2048, 64, 8, 4, &k, &k,
+          CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
   fail_if (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 8, 4, &k8, &k,
           CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
   fail_if (cf_blur_rgb10a2 (d, 64, d + 2048, 64, 0, 4, &k, &k,

@@ -111,9 +111,12 @@ expected_add (Expected * e, GstBuffer * buf, const GstVideoInfo * info,
   gdouble kr, kb;
   gint x, y;
 
-  /* (packed R'G'B' of BT.2020's primaries: BT.2020's luminance weights) */
-  fail_unless (gst_video_color_matrix_get_Kr_Kb (packed ?
-          GST_VIDEO_COLOR_MATRIX_BT2020 : info->colorimetry.matrix, &kr, &kb));
+  /* (packed R'G'B': the luminance weights of its primaries' matrix,
+   * BT.709's or else BT.2020's) */
+  fail_unless (gst_video_color_matrix_get_Kr_Kb (!packed ?
+          info->colorimetry.matrix : info->colorimetry.primaries ==
+          GST_VIDEO_COLOR_PRIMARIES_BT709 ? GST_VIDEO_COLOR_MATRIX_BT709 :
+          GST_VIDEO_COLOR_MATRIX_BT2020, &kr, &kb));
   if (packed)
     fail_unless (gst_cuda_filters_rgb_scale_init (&scale, depth,
             info->colorimetry.range != GST_VIDEO_COLOR_RANGE_16_235));
@@ -670,6 +673,60 @@ GST_START_TEST (test_packed_rgb)
 
 GST_END_TEST;
 
+/* HLG packed R'G'B' with BT.709 primaries: Ys weighs R, G and B as
+ * BT.709's matrix does, which moves the light of coloured pixels (a frame
+ * of pure red, green and blue stripes, and a real-looking one) */
+GST_START_TEST (test_packed_rgb_bt709_primaries)
+{
+  GstVideoFormat format = GST_VIDEO_FORMAT_RGB10A2_LE;
+  guint f;
+
+  for (f = 0; f < 2; f++) {
+    GstBuffer *in = make_content (format, 64, 36, 0, TRUE);
+    gchar *what = g_strdup_printf ("HLG RGB10A2 BT.709 primaries, %s",
+        f ? "real-looking" : "stripes");
+    gdouble max_light, average_light;
+    GstVideoInfo info;
+    GstStructure *s;
+    Expected e, bt2020;
+
+    if (f == 0) {
+      GstVideoFrame frame;
+      gint x, y;
+      guint c;
+
+      gst_video_info_set_format (&info, format, 64, 36);
+      fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_WRITE));
+      for (y = 0; y < 36; y++)
+        for (x = 0; x < 64; x++)
+          for (c = 0; c < 3; c++)
+            cf_hbd_set_value (&frame, c, x, y, c == (guint) x % 3 ? 900 : 40);
+      gst_video_frame_unmap (&frame);
+    }
+    hdr_info (&info, format, 64, 36, TRUE, HLG);
+    info.colorimetry.primaries = GST_VIDEO_COLOR_PRIMARIES_BT709;
+    s = cf_test_message_of ("cudasum light-levels=true hlg-peak=1000", in,
+        &info, what);
+    expected_init (&e, HLG, 1000);
+    expected_add (&e, in, &info, &whole);
+    expected_levels (&e, &max_light, &average_light);
+    check_light (s, &e, max_light, average_light, 0, what);
+    /* (and not BT.2020's: the weights matter here) */
+    info.colorimetry.primaries = GST_VIDEO_COLOR_PRIMARIES_BT2020;
+    expected_init (&bt2020, HLG, 1000);
+    expected_add (&bt2020, in, &info, &whole);
+    fail_if (bt2020.hlg_sum == e.hlg_sum, "%s: BT.709's and BT.2020's "
+        "weights give the same light", what);
+    expected_clear (&bt2020);
+    expected_clear (&e);
+    gst_structure_free (s);
+    gst_buffer_unref (in);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
 /* A @format frame whose top @bright_rows rows are grey at @bright (R, G
  * and B) and the rest black */
 static GstBuffer *
@@ -820,7 +877,8 @@ CF_TEST_SUITE (cudasum_light_suite, "cudasum-light",
     CF_TEST (test_cuda_memory), CF_TEST (test_known_levels),
     CF_TEST (test_known_levels_hlg), CF_TEST (test_running_maxima),
     CF_TEST (test_hlg_peak_while_playing), CF_TEST (test_interval),
-    CF_TEST (test_packed_rgb), CF_TEST (test_known_levels_packed_rgb),
+    CF_TEST (test_packed_rgb), CF_TEST (test_packed_rgb_bt709_primaries),
+    CF_TEST (test_known_levels_packed_rgb),
     CF_TEST (test_no_light_without_hdr));
 
 CF_TEST_GPU_MAIN (cudasum_light, cf_test_gpu_available);
