@@ -22,9 +22,10 @@ is_packed_rgb (const GstVideoInfo * info)
       || GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_BGR10A2_LE;
 }
 
-/* The luminance weights of HLG's Ys for @info: its matrix's, or for
- * R'G'B' (and HDR without a matrix) those of the matrix that goes with
- * its primaries, BT.709's or else BT.2020's */
+/* The luminance weights of HLG's Ys for @info: of Y'CbCr its matrix's
+ * (BT.2020's where the caps name none); of R'G'B', which has no matrix,
+ * those of the matrix that goes with its primaries, BT.709's or else
+ * BT.2020's */
 static void
 luminance_weights (const GstVideoInfo * info, gdouble * kr, gdouble * kb)
 {
