@@ -1,5 +1,6 @@
 /* CPU reference of kernels/blur.cu, and the kernel weights both use. */
 #include "cudafilters-kernels.h"
+#include "reference-reads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -358,9 +359,7 @@ cf_ref_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
   for (y = 0; y < height; y++) {
     const uint8_t *row = (const uint8_t *) src + (size_t) y * src_pitch;
     for (x = 0; x < width; x++) {
-      const uint8_t *b = row + (size_t) x * 4;
-      uint32_t pixel = b[0] | (uint32_t) b[1] << 8 | (uint32_t) b[2] << 16 |
-          (uint32_t) b[3] << 24;
+      uint32_t pixel = cf_read_le32 (row + (size_t) x * 4);
       for (c = 0; c < 4; c++)
         in[((size_t) y * width + x) * 4 + c] =
             (uint16_t) ((pixel >> (10 * c)) & (c == 3 ? 3 : 1023));

@@ -1,7 +1,8 @@
 /* Gaussian blur of 10- to 16-bit samples in 16-bit words (#48): the C API
- * (cf_blur_plane_words, cf_blur_planes_words) and the dispatch between
- * the one pass, a frame's planes in one launch and the two passes
- * (blur-words.cuh); the arithmetic is in cudafilters-kernels.h, "High bit
+ * (cf_blur_plane_words, cf_blur_planes_words, cf_blur_rgb10a2) and the
+ * dispatch between the one pass, a frame's planes in one launch and the
+ * two passes (blur-words.cuh; packed 10-bit RGB's one pass:
+ * blur-rgb10a2.cuh); the arithmetic is in cudafilters-kernels.h, "High bit
  * depth", the reasons in docs/design/high-bit-depth.md. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
@@ -10,6 +11,7 @@
 #include "blur-device.cuh"
 #include "blur-host.cuh"
 #include "blur-words.cuh"
+#include "blur-rgb10a2.cuh"
 
 namespace {
 

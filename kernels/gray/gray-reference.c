@@ -1,6 +1,7 @@
 /* CPU reference of kernels/gray.cu: the same fixed-point arithmetic; and
  * of the high-bit-depth grey to come (cudafilters-kernels.h). */
 #include "cudafilters-kernels.h"
+#include "reference-reads.h"
 
 #include <math.h>
 
@@ -76,9 +77,7 @@ cf_ref_gray16_from_rgb10a2 (const void *src, size_t src_pitch, void *dst,
     uint8_t *d = (uint8_t *) dst + (size_t) y * dst_pitch;
 
     for (x = 0; x < width; x++) {
-      const uint8_t *p = s + (size_t) x * 4;
-      uint32_t word = p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 |
-          (uint32_t) p[3] << 24;
+      uint32_t word = cf_read_le32 (s + (size_t) x * 4);
       uint32_t lo = word & 1023, g = (word >> 10) & 1023;
       uint32_t hi = (word >> 20) & 1023;
       uint32_t r = swap_rb ? hi : lo, b = swap_rb ? lo : hi;

@@ -1,5 +1,6 @@
 /* CPU reference of kernels/hist.cu: the same counts. */
 #include "cudafilters-kernels.h"
+#include "reference-reads.h"
 
 #include <string.h>
 
@@ -48,9 +49,7 @@ cf_ref_hist_word_planes (const CfWordPlane * planes, int n_planes,
 
       for (x = 0; x < pl->width; x++) {
         if (pl->rgb10a2) {
-          const uint8_t *s = row + 4 * (size_t) x;
-          uint32_t pixel = s[0] | (uint32_t) s[1] << 8 | (uint32_t) s[2] << 16
-              | (uint32_t) s[3] << 24;
+          uint32_t pixel = cf_read_le32 (row + 4 * (size_t) x);
           int k;
 
           for (k = 0; k < 3; k++)

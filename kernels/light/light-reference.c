@@ -1,6 +1,7 @@
 /* CPU reference of kernels/light/light.cu: the same counts, and the same
  * HLG light. */
 #include "cudafilters-kernels.h"
+#include "reference-reads.h"
 
 /* a word at any alignment */
 static uint32_t
@@ -64,10 +65,8 @@ cf_ref_hlg_light_add (const CfYCbCrWords * f, const CfMaxRgb * m,
 static void
 rgb_at (const CfWordPlane * p, int x, int y, uint32_t rgb[3])
 {
-  const uint8_t *b = (const uint8_t *) p->data + (size_t) y * p->pitch +
-      (size_t) x * 4;
-  uint32_t pixel = b[0] | (uint32_t) b[1] << 8 | (uint32_t) b[2] << 16 |
-      (uint32_t) b[3] << 24;
+  uint32_t pixel = cf_read_le32 ((const uint8_t *) p->data +
+      (size_t) y * p->pitch + (size_t) x * 4);
   int s;
 
   for (s = 0; s < 3; s++)
