@@ -376,6 +376,18 @@ add_blur_cases (Cases & cases)
                 });
       }
     }
+  /* NV12's planes on their own, at 4K and 1080p: the luma (one channel,
+   * sigma 2.6) and the chroma (two channels, half the size and sigma) */
+  for (int i: {1, 2}) {
+    const Size & s = kSizes[i];
+    const Size half = { s.name, s.w / 2, s.h / 2 };
+    add_case (cases, case_name ("blur", kGRAY8, s, " s2.6", false),[=] {
+          return bench_blur (s.w, s.h, kGRAY8, 2.6, false);
+        });
+    add_case (cases, case_name ("blur", kUV, s, " chroma s1.3", false),[=] {
+          return bench_blur (half.w, half.h, kUV, 1.3, false);
+        });
+  }
   for (double sigma: {2.0, 2.6}) {
     char tail[16];
     std::snprintf (tail, sizeof tail, " s%.1f", sigma);

@@ -12,6 +12,8 @@ std::mt19937_64 g_rng;
 
 const Format kRGBA = { "RGBA", 4, false }, kRGB = { "RGB", 3, false },
     kNV12 = { "NV12", 1, true }, kGRAY8 = { "GRAY8", 1, false },
+    /* two channels a pixel: NV12's chroma plane on its own */
+    kUV = { "UV", 2, false },
     /* NV12's layout in 16-bit words, each holding 10 bits at the top */
     kP010 = { "P010", 2, true },
     /* 32-bit pixels of three 10-bit components (R, G, B) and 2-bit alpha */

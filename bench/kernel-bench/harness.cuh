@@ -123,7 +123,7 @@ struct Format
   bool nv12;
 };
 
-extern const Format kRGBA, kRGB, kNV12, kGRAY8, kP010, kRGB10A2;
+extern const Format kRGBA, kRGB, kNV12, kGRAY8, kUV, kP010, kRGB10A2;
 
 static inline int
 rows_of (const Format & fmt, int h)

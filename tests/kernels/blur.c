@@ -132,6 +132,34 @@ GST_START_TEST (test_blur_whole_unit_edges)
 
 GST_END_TEST;
 
+/* 1 and 2 channels at radius 8 or less (NV12's planes): a warp of
+ * blur_mma8_kernel owns 16 columns of a strip of 64, and stores its
+ * outputs with or without checks.  The right edge at every place in a
+ * warp's columns and in each warp of a strip, and one past, over several
+ * strips; heights within a step and across several; every border rule and
+ * pitch mode. */
+GST_START_TEST (test_blur_narrow_edges)
+{
+  static const gint widths[] = { 1, 8, 15, 16, 17, 24, 31, 32, 33, 47, 48,
+    49, 63, 64, 65, 80, 95, 96, 97, 111, 112, 127, 128, 129, 159, 191, 255,
+    256, 257, 300, 383, 384, 385, 511, 513
+  };
+  static const double sigmas[] = { 1, 2, 2.6 };
+  guint w, s;
+  gint ch, border;
+
+  for (ch = 1; ch <= 2; ch++)
+    for (w = 0; w < G_N_ELEMENTS (widths); w++)
+      for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++) {
+        s = (w + border + ch) % G_N_ELEMENTS (sigmas);
+        run_blur_case (widths[w], 5 + 14 * (gint) ((w + border) % 4), ch,
+            sigmas[s], sigmas[(s + 1) % G_N_ELEMENTS (sigmas)],
+            (CfBorder) border, (PitchMode) ((w + border + ch) % 3), FALSE);
+      }
+}
+
+GST_END_TEST;
+
 /* 4 channels, radius 8 or less, the replicate and reflect-101 rules: the
  * warps whose taps reach past the frame's edge fold the rule into their
  * band (blur.cu, folded_band_fragments).  The right edge at every place
@@ -662,6 +690,7 @@ CF_KERNEL_TEST_MAIN ("kernels-blur",
     CF_KERNEL_TEST (test_blur_small_frames),
     CF_KERNEL_TEST (test_blur_large_frames),
     CF_KERNEL_TEST (test_blur_whole_unit_edges),
+    CF_KERNEL_TEST (test_blur_narrow_edges),
     CF_KERNEL_TEST (test_blur_folded_edges),
     CF_KERNEL_TEST (test_blur_direct_rows),
     CF_KERNEL_TEST (test_blur_large_radii),
