@@ -107,21 +107,52 @@ gst_cuda_filters_order_memory_after (GstMemory * mem, CUstream stream,
  * write them again before the reads are done, and not every producer
  * orders its writes by a stream: NVDEC's own surfaces go back to the
  * decoder when released, and pinned system memory is written by the CPU.
- * So each frame is held with an event recorded after the reads, and a
- * thread lets it go once the event is done (gstcudafilterswait.c): soon
- * after the GPU is done with it, and never waiting for the next frame (a
- * producer with a small pool would stall). */
+ * So each frame is held with an event recorded after the reads, and let
+ * go once the event is done:
+ * - by the streaming thread, as it holds the next frame: it asks the
+ *   oldest frames' events (a query each, no wait);
+ * - by a thread, for the frames that no next frame follows soon: a
+ *   producer with a small pool sends none until one of its frames comes
+ *   back.  Where one frame is held, the thread gives the streaming thread
+ *   PATIENCE_US to let it go, then waits for its event
+ *   (gstcudafilterswait.c).  Where more are (the GPU is behind, and the
+ *   next hold would find the oldest still in use), or someone waits for a
+ *   frame to go (a hold with all GST_CUDA_FILTERS_MAX_HELD_FRAMES places
+ *   taken, wait_empty()), it waits for the oldest at once.
+ * Where the GPU keeps up, the thread so wakes about once in PATIENCE_US,
+ * rather than once a frame as when it let every frame go (its wake-ups
+ * were a large part of a filter's CPU time: docs/performance.md, "CPU per
+ * frame"); a frame that no other follows goes back at most PATIENCE_US
+ * after the GPU has read it. */
+#define PATIENCE_US 250
+
 struct _GstCudaFiltersHeldFrames
 {
   GMutex lock;
-  GCond cond;
+  /* the thread's: a first frame held (while idle), a second (ending its
+   * patience), quit, impatient */
+  GCond wake;
+  /* a frame let go while impatient */
+  GCond let_go;
   GThread *thread;
   gboolean quit;
+  /* the thread waits for a first frame (a hold wakes it) */
+  gboolean idle;
+  /* threads waiting for a frame to go (a hold with every place taken,
+   * wait_empty()): the thread lets go without patience */
+  guint impatient;
   /* the context of the events (prepare) */
   GstCudaContext *context;
   CfEvent done[GST_CUDA_FILTERS_MAX_HELD_FRAMES];
   GstBuffer *buffer[GST_CUDA_FILTERS_MAX_HELD_FRAMES];
   guint head, count;
+  /* frames let go so far (wrapping; atomic): whether the oldest frame
+   * changed meanwhile, which a wait for it reads without the lock */
+  gint released;
+  /* waits for an event without the lock: wait_empty() waits for them too,
+   * since the streaming thread may let go of the frame waited for, and its
+   * event must outlive the wait */
+  guint waiting;
   /* waiting for an event failed: the next hold reports it */
   CfError error;
 };
@@ -132,7 +163,8 @@ gst_cuda_filters_held_frames_new (void)
   GstCudaFiltersHeldFrames *held = g_new0 (GstCudaFiltersHeldFrames, 1);
 
   g_mutex_init (&held->lock);
-  g_cond_init (&held->cond);
+  g_cond_init (&held->wake);
+  g_cond_init (&held->let_go);
   return held;
 }
 
@@ -144,7 +176,8 @@ gst_cuda_filters_held_frames_free (GstCudaFiltersHeldFrames * held)
     return;
   gst_cuda_filters_held_frames_stop (held);
   g_mutex_clear (&held->lock);
-  g_cond_clear (&held->cond);
+  g_cond_clear (&held->wake);
+  g_cond_clear (&held->let_go);
   g_free (held);
 }
 
@@ -194,6 +227,56 @@ gst_cuda_filters_held_frames_unprepare (GstCudaFiltersHeldFrames * held,
   g_mutex_unlock (&held->lock);
 }
 
+/* The oldest frame, no longer held.  Call with the lock, count > 0; unref
+ * it without. */
+static GstBuffer *
+take_oldest (GstCudaFiltersHeldFrames * held)
+{
+  GstBuffer *buffer = held->buffer[held->head];
+
+  held->buffer[held->head] = NULL;
+  held->head = (held->head + 1) % GST_CUDA_FILTERS_MAX_HELD_FRAMES;
+  held->count--;
+  g_atomic_int_inc (&held->released);
+  if (held->impatient > 0)
+    g_cond_broadcast (&held->let_go);
+  return buffer;
+}
+
+/* Waits, without the lock, for the event of the oldest frame; then, with
+ * it again, takes that frame unless it was let go meanwhile (NULL).  The
+ * wait is given up as soon as the streaming thread lets the frame go: its
+ * event may be recorded again for a later frame, and the time spent would
+ * mislead the waiter's next first sleep.  A failed wait is kept for the
+ * next hold to report. */
+static GstBuffer *
+wait_and_take_oldest (GstCudaFiltersHeldFrames * held,
+    GstCudaFiltersWaiter * waiter)
+{
+  CfEvent done = held->done[held->head];
+  gint released = held->released;
+  GstCudaContext *context =
+      held->context ? gst_object_ref (held->context) : NULL;
+  CfError err = CF_ERROR_MEMORY_ALLOCATION;
+
+  held->waiting++;
+  g_mutex_unlock (&held->lock);
+  if (context)
+    err = gst_cuda_filters_waiter_wait_unless (waiter, context, done,
+        &held->released, released);
+  gst_clear_object (&context);
+  g_mutex_lock (&held->lock);
+  held->waiting--;
+  if (held->released != released) {
+    if (held->impatient > 0)
+      g_cond_broadcast (&held->let_go);
+    return NULL;
+  }
+  if (err != 0 && held->error == 0)
+    held->error = err;
+  return take_oldest (held);
+}
+
 static gpointer
 held_frames_loop (gpointer data)
 {
@@ -203,35 +286,35 @@ held_frames_loop (gpointer data)
   gst_cuda_filters_waiter_thread_init ();
   g_mutex_lock (&held->lock);
   for (;;) {
-    GstCudaContext *context;
     GstBuffer *buffer;
-    CfEvent done;
-    CfError err = CF_ERROR_MEMORY_ALLOCATION;
 
-    while (!held->quit && held->count == 0)
-      g_cond_wait (&held->cond, &held->lock);
-    if (held->count == 0)
-      break;
-    done = held->done[held->head];
-    context = held->context ? gst_object_ref (held->context) : NULL;
-    g_mutex_unlock (&held->lock);
+    if (held->count == 0) {
+      if (held->quit)
+        break;
+      held->idle = TRUE;
+      g_cond_wait (&held->wake, &held->lock);
+      held->idle = FALSE;
+      continue;
+    }
+    if (held->count == 1 && !held->quit && held->impatient == 0) {
+      /* patience: the streaming thread may let the frame go; not while
+       * the GPU is a frame or more behind (count > 1), where it would not */
+      gint released = held->released;
+      gint64 until = g_get_monotonic_time () + PATIENCE_US;
 
-    if (context)
-      err = gst_cuda_filters_waiter_wait (&waiter, context, done);
-    gst_clear_object (&context);
-
-    g_mutex_lock (&held->lock);
-    if (err != 0 && held->error == 0)
-      held->error = err;
-    buffer = held->buffer[held->head];
-    held->buffer[held->head] = NULL;
-    held->head = (held->head + 1) % GST_CUDA_FILTERS_MAX_HELD_FRAMES;
-    held->count--;
-    g_cond_broadcast (&held->cond);
-    g_mutex_unlock (&held->lock);
-    /* back to its pool, perhaps the decoder's: outside the lock */
-    gst_buffer_unref (buffer);
-    g_mutex_lock (&held->lock);
+      while (held->released == released && held->count == 1 &&
+          !held->quit && held->impatient == 0 &&
+          g_cond_wait_until (&held->wake, &held->lock, until));
+      if (held->released != released)
+        continue;
+    }
+    buffer = wait_and_take_oldest (held, &waiter);
+    if (buffer) {
+      /* back to its pool, perhaps the decoder's: outside the lock */
+      g_mutex_unlock (&held->lock);
+      gst_buffer_unref (buffer);
+      g_mutex_lock (&held->lock);
+    }
   }
   g_mutex_unlock (&held->lock);
   return NULL;
@@ -240,35 +323,58 @@ held_frames_loop (gpointer data)
 /**
  * gst_cuda_filters_held_frames_hold:
  *
- * Holds @buffer until the work queued so far on @stream is done.  Waits
- * for a free place when GST_CUDA_FILTERS_MAX_HELD_FRAMES are held (the GPU
- * is that far behind).  Call with the context of prepare() current.
+ * Holds @buffer until the work queued so far on @stream is done, first
+ * letting go of the frames whose work is done.  Waits for the oldest when
+ * GST_CUDA_FILTERS_MAX_HELD_FRAMES are held (the GPU is that far behind).
+ * Call with the context of prepare() current, from one thread at a time.
  */
 CfError
 gst_cuda_filters_held_frames_hold (GstCudaFiltersHeldFrames * held,
     GstBuffer * buffer, CUstream stream)
 {
+  GstBuffer *let_go[GST_CUDA_FILTERS_MAX_HELD_FRAMES];
+  guint n_let_go = 0, slot, i;
   CfError err;
-  guint slot = 0;
 
   g_mutex_lock (&held->lock);
-  while (held->count == GST_CUDA_FILTERS_MAX_HELD_FRAMES && held->error == 0)
-    g_cond_wait (&held->cond, &held->lock);
+  while (held->count > 0) {
+    int done = cf_event_done (held->done[held->head]);
+
+    if (done < 0 && held->error == 0)
+      held->error = (CfError) - done;
+    if (done != 0) {
+      let_go[n_let_go++] = take_oldest (held);
+    } else if (held->count == GST_CUDA_FILTERS_MAX_HELD_FRAMES) {
+      /* the GPU is that far behind: the thread waits for the oldest, as
+       * it does best (its sleeps follow the GPU's pace) */
+      held->impatient++;
+      g_cond_signal (&held->wake);
+      while (held->count == GST_CUDA_FILTERS_MAX_HELD_FRAMES)
+        g_cond_wait (&held->let_go, &held->lock);
+      held->impatient--;
+    } else {
+      break;
+    }
+  }
   err = held->error;
   if (err == 0) {
     slot = (held->head + held->count) % GST_CUDA_FILTERS_MAX_HELD_FRAMES;
     err = cf_event_record (held->done[slot], (CfStream) stream);
-  }
-  if (err == 0) {
-    held->buffer[slot] = gst_buffer_ref (buffer);
-    held->count++;
-    if (!held->thread)
-      held->thread = g_thread_new ("cudafilters-held", held_frames_loop, held);
-    /* the thread waits on the condition only while nothing is held */
-    if (held->count == 1)
-      g_cond_broadcast (&held->cond);
+    if (err == 0) {
+      held->buffer[slot] = gst_buffer_ref (buffer);
+      held->count++;
+      /* the thread waits for a first frame, or is patient with one */
+      if (!held->thread)
+        held->thread = g_thread_new ("cudafilters-held", held_frames_loop,
+            held);
+      else if (held->idle || held->count == 2)
+        g_cond_signal (&held->wake);
+    }
   }
   g_mutex_unlock (&held->lock);
+  /* back to their pools, outside the lock */
+  for (i = 0; i < n_let_go; i++)
+    gst_buffer_unref (let_go[i]);
   return err;
 }
 
@@ -287,13 +393,17 @@ gst_cuda_filters_hold_input (GstCudaFiltersHeldFrames * held,
   return gst_cuda_filters_held_frames_hold (held, buffer, stream);
 }
 
-/* Waits until every held frame is let go. */
+/* Waits until every held frame is let go: the thread lets them go
+ * without patience meanwhile. */
 void
 gst_cuda_filters_held_frames_wait_empty (GstCudaFiltersHeldFrames * held)
 {
   g_mutex_lock (&held->lock);
-  while (held->count > 0)
-    g_cond_wait (&held->cond, &held->lock);
+  held->impatient++;
+  g_cond_signal (&held->wake);
+  while (held->count > 0 || held->waiting > 0)
+    g_cond_wait (&held->let_go, &held->lock);
+  held->impatient--;
   g_mutex_unlock (&held->lock);
 }
 
@@ -309,7 +419,7 @@ gst_cuda_filters_held_frames_stop (GstCudaFiltersHeldFrames * held)
   held->quit = TRUE;
   thread = held->thread;
   held->thread = NULL;
-  g_cond_broadcast (&held->cond);
+  g_cond_signal (&held->wake);
   g_mutex_unlock (&held->lock);
   if (thread)
     g_thread_join (thread);

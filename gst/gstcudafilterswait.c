@@ -65,7 +65,24 @@ CfError
 gst_cuda_filters_waiter_wait (GstCudaFiltersWaiter * waiter,
     GstCudaContext * context, CfEvent event)
 {
+  return gst_cuda_filters_waiter_wait_unless (waiter, context, event, NULL, 0);
+}
+
+/**
+ * gst_cuda_filters_waiter_wait_unless:
+ * @stamp: (nullable): read between asks (atomically)
+ *
+ * As gst_cuda_filters_waiter_wait(), but gives up, returning 0, once
+ * *@stamp is no longer @seen: another thread has had what was waited for.
+ * A wait given up does not count as the last wait, whose length sets the
+ * next first sleep.
+ */
+CfError
+gst_cuda_filters_waiter_wait_unless (GstCudaFiltersWaiter * waiter,
+    GstCudaContext * context, CfEvent event, const gint * stamp, gint seen)
+{
   gint64 start, sleep_us, next_us = MIN_SLEEP_US;
+  gboolean given_up = FALSE;
   int done;
 
   if (!gst_cuda_context_push (context))
@@ -76,13 +93,18 @@ gst_cuda_filters_waiter_wait (GstCudaFiltersWaiter * waiter,
     sleep_us = CLAMP (waiter->last_wait_us * 3 / 4, MIN_SLEEP_US, MAX_SLEEP_US);
     for (;;) {
       g_usleep (sleep_us);
+      if (stamp && g_atomic_int_get (stamp) != seen) {
+        given_up = TRUE;
+        break;
+      }
       done = cf_event_done (event);
       if (done != 0)
         break;
       sleep_us = next_us;
       next_us = MIN (next_us * 2, MAX_SLEEP_US);
     }
-    waiter->last_wait_us = g_get_monotonic_time () - start;
+    if (!given_up)
+      waiter->last_wait_us = g_get_monotonic_time () - start;
   } else {
     waiter->last_wait_us = 0;
   }

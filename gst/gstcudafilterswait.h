@@ -29,6 +29,9 @@ void gst_cuda_filters_waiter_thread_init (void);
 CfError gst_cuda_filters_waiter_wait (GstCudaFiltersWaiter * waiter,
     GstCudaContext * context, CfEvent event);
 
+CfError gst_cuda_filters_waiter_wait_unless (GstCudaFiltersWaiter * waiter,
+    GstCudaContext * context, CfEvent event, const gint * stamp, gint seen);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_FILTERS_WAIT_H__ */
