@@ -119,11 +119,16 @@ gst_cuda_filters_order_memory_after (GstMemory * mem, CUstream stream,
  *   next hold would find the oldest still in use), or someone waits for a
  *   frame to go (a hold with all GST_CUDA_FILTERS_MAX_HELD_FRAMES places
  *   taken, wait_empty()), it waits for the oldest at once.
- * Where the GPU keeps up, the thread so wakes about once in PATIENCE_US,
- * rather than once a frame as when it let every frame go (its wake-ups
- * were a large part of a filter's CPU time: docs/performance.md, "CPU per
- * frame"); a frame that no other follows goes back at most PATIENCE_US
- * after the GPU has read it. */
+ * Where the GPU keeps up and frames come less than PATIENCE_US apart, the
+ * thread so wakes about once in PATIENCE_US, rather than once a frame as
+ * when it let every frame go (its wake-ups were a large part of a
+ * filter's CPU time: docs/performance.md, "CPU per frame").  Where they
+ * come further apart, the thread still lets every frame go, PATIENCE_US
+ * after the hold at the earliest.  A frame that no other follows goes back
+ * within 2 PATIENCE_US of its hold where the GPU is done by then (the
+ * patience restarts when the streaming thread lets the frame before go),
+ * so a producer that waits for each frame to come back runs at a few
+ * thousand frames a second at most. */
 #define PATIENCE_US 250
 
 struct _GstCudaFiltersHeldFrames
@@ -245,7 +250,8 @@ take_oldest (GstCudaFiltersHeldFrames * held)
 
 /* Waits, without the lock, for the event of the oldest frame; then, with
  * it again, takes that frame unless it was let go meanwhile (NULL).  The
- * wait is given up as soon as the streaming thread lets the frame go: its
+ * wait is given up at its next ask once the streaming thread lets the
+ * frame go: its
  * event may be recorded again for a later frame, and the time spent would
  * mislead the waiter's next first sleep.  A failed wait is kept for the
  * next hold to report. */

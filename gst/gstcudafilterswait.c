@@ -8,7 +8,7 @@
  */
 
 /* The elements' helper threads (held input frames, analysis results) wait
- * for one event a frame.  A thread blocked on a blocking-sync event is
+ * for frames' events.  A thread blocked on a blocking-sync event is
  * woken through the driver's event-handler thread, which costs more CPU a
  * frame than asking (docs/performance.md, "The cost of each way to
  * wait").  These threads ask instead whether the event is done, and
