@@ -287,12 +287,40 @@ gst_cuda_blur_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   update_passthrough (GST_CUDA_BLUR (trans));
 }
 
-/* The constant border of plane p at a depth above 8: black (Y 16, chroma
- * 128, at the depth; 0 for RGB and grey) */
-static guint16
-black_word (gboolean yuv, guint p, guint depth)
+/* Plane p of the frames as the blur kernels take it, at any depth (at 8
+ * bits the fields stand for bytes): its size, its samples a pixel (bytes,
+ * or 16-bit words above 8 bits), the kernels of its subsampling, and the
+ * constant border, black (Y 16 and chroma 128 at 8 bits, scaled to the
+ * depth; 0 for RGB and grey).  Returns where its samples sit in their
+ * words. */
+static guint
+blur_plane_of (GstCudaBlur * self, const GstCudaFiltersFrame * in,
+    const GstCudaFiltersFrame * out, guint p, CfBlurWordPlane * plane)
 {
-  return yuv ? (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+  const GstVideoFormatInfo *finfo = in->info->finfo;
+  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  gboolean words = depth > 8;
+  guint16 black = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) ?
+      (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  guint wsub, hsub, c;
+
+  gst_video_format_info_component (finfo, p, comp);
+  wsub = MIN (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]), 1);
+  hsub = MIN (GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]), 1);
+  plane->src = in->data[p];
+  plane->src_pitch = in->stride[p];
+  plane->dst = out->data[p];
+  plane->dst_pitch = out->stride[p];
+  plane->width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
+  plane->height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
+  plane->channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) /
+      (words ? 2 : 1);
+  plane->kx = words ? &self->word_kx[wsub] : &self->kx[wsub];
+  plane->ky = words ? &self->word_ky[hsub] : &self->ky[hsub];
+  for (c = 0; c < 4; c++)
+    plane->border_value[c] = black;
+  return GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]);
 }
 
 /* Words of 10 to 16 bits: every plane blurred by one call (one launch
@@ -304,40 +332,21 @@ blur_words_at_once (GstCudaBlur * self, const GstCudaFiltersFrame * in,
     const GstCudaFiltersFrame * out, guint depth, CfBorder border,
     gpointer scratch, CfStream stream, CfError * err)
 {
-  const GstVideoFormatInfo *finfo = in->info->finfo;
-  gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
   CfBlurWordPlane planes[3];
-  guint n = GST_VIDEO_INFO_N_PLANES (in->info), p, c;
+  guint n = GST_VIDEO_INFO_N_PLANES (in->info), p;
   gint shift = -1;
 
   if (n > G_N_ELEMENTS (planes))
     return FALSE;
   for (p = 0; p < n; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    guint wsub, hsub;
-    guint16 value = black_word (yuv, p, depth);
+    gint plane_shift = (gint) blur_plane_of (self, in, out, p, &planes[p]);
 
-    gst_video_format_info_component (finfo, p, comp);
-    wsub = MIN (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]), 1);
-    hsub = MIN (GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]), 1);
-    planes[p].src = in->data[p];
-    planes[p].src_pitch = in->stride[p];
-    planes[p].dst = out->data[p];
-    planes[p].dst_pitch = out->stride[p];
-    planes[p].width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
-    planes[p].height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
-    planes[p].channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) / 2;
-    planes[p].kx = &self->word_kx[wsub];
-    planes[p].ky = &self->word_ky[hsub];
-    for (c = 0; c < 4; c++)
-      planes[p].border_value[c] = value;
     if (planes[p].kx->radius == 0 && planes[p].ky->radius == 0)
       return FALSE;
     /* one shift for all: every format of words has one */
-    if (shift >= 0
-        && shift != (gint) GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]))
+    if (shift >= 0 && shift != plane_shift)
       return FALSE;
-    shift = (gint) GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]);
+    shift = plane_shift;
   }
   *err = cf_blur_planes_words (planes, (int) n, (int) depth, shift, border,
       scratch, stream);
@@ -378,10 +387,8 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
     CfStream stream)
 {
   GstCudaBlur *self = GST_CUDA_BLUR (base);
-  const GstVideoFormatInfo *finfo = in->info->finfo;
-  gboolean yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
   /* above 8 bits: 16-bit words, each holding a sample of depth bits */
-  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (in->info->finfo, 0);
   gboolean words = depth > 8;
   guint word_bytes = words ? 2 : 1;
   BlurSettings s = self->frame;
@@ -399,16 +406,13 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   /* the intermediate of the largest plane; planes take turns with it on
    * the one stream */
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gint width, height, channels;
+    CfBlurWordPlane plane;
 
-    gst_video_format_info_component (finfo, p, comp);
-    width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
-    height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
-    channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) / word_bytes;
+    blur_plane_of (self, in, out, p, &plane);
     scratch_size = MAX (scratch_size, words ?
-        cf_blur_word_scratch_bytes (width, height, channels) :
-        cf_blur_scratch_bytes (width, height, channels));
+        cf_blur_word_scratch_bytes (plane.width, plane.height,
+            plane.channels) :
+        cf_blur_scratch_bytes (plane.width, plane.height, plane.channels));
   }
   scratch = gst_cuda_filters_base_get_scratch (base, scratch_size);
   if (!scratch)
@@ -419,40 +423,27 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
     return err;
 
   for (p = 0; err == 0 && p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    guint wsub, hsub, channels;
-    gint width, height;
-    const CfBlurKernel *kx, *ky;
+    CfBlurWordPlane plane;
+    guint shift = blur_plane_of (self, in, out, p, &plane);
 
-    gst_video_format_info_component (finfo, p, comp);
-    wsub = MIN (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]), 1);
-    hsub = MIN (GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]), 1);
-    channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) / word_bytes;
-    width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
-    height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
-    kx = words ? &self->word_kx[wsub] : &self->kx[wsub];
-    ky = words ? &self->word_ky[hsub] : &self->ky[hsub];
-
-    if (kx->radius == 0 && ky->radius == 0) {
-      err = cf_copy_plane (in->data[p], in->stride[p], out->data[p],
-          out->stride[p], (gsize) width * channels * word_bytes, height,
-          stream);
+    if (plane.kx->radius == 0 && plane.ky->radius == 0) {
+      err = cf_copy_plane (plane.src, plane.src_pitch, plane.dst,
+          plane.dst_pitch, (gsize) plane.width * plane.channels * word_bytes,
+          plane.height, stream);
     } else if (words) {
-      guint16 value = black_word (yuv, p, depth);
-      guint16 border_value[4] = { value, value, value, value };
-
-      err = cf_blur_plane_words (in->data[p], in->stride[p], out->data[p],
-          out->stride[p], width, height, channels, (int) depth,
-          GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]), kx, ky, s.border,
-          border_value, scratch, stream);
+      err = cf_blur_plane_words (plane.src, plane.src_pitch, plane.dst,
+          plane.dst_pitch, plane.width, plane.height, plane.channels,
+          (int) depth, shift, plane.kx, plane.ky, s.border,
+          plane.border_value, scratch, stream);
     } else {
-      /* constant border: black (Y 16, chroma 128) */
-      guint8 value = yuv ? (p == 0 ? 16 : 128) : 0;
-      guint8 border_value[4] = { value, value, value, value };
+      guint8 border_value[4];
+      guint c;
 
-      err = cf_blur_plane (in->data[p], in->stride[p], out->data[p],
-          out->stride[p], width, height, channels, kx, ky, s.border,
-          border_value, scratch, stream);
+      for (c = 0; c < 4; c++)
+        border_value[c] = (guint8) plane.border_value[c];
+      err = cf_blur_plane (plane.src, plane.src_pitch, plane.dst,
+          plane.dst_pitch, plane.width, plane.height, plane.channels,
+          plane.kx, plane.ky, s.border, border_value, scratch, stream);
     }
   }
   return err;
