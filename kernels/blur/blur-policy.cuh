@@ -103,6 +103,43 @@ constexpr int kDirectPitch = 608;
 constexpr int kDirectStep = kMmaStep * kDirectPitch;
 constexpr int kDirectBuffers = 4;
 
+/* ---- radius 8, 1 and 2 channels, sm_90 (blur-mma-r8-sm90-narrow.cuh) -- */
+
+/* Strips of 64 pixels (4 warps, as Mma8Shape < 1 or 2 >), a step's rows
+ * copied with 16 bytes either side (the halo's 8 pixels, rounded out to
+ * whole 16-byte units), a row every `row_bytes`: 96 bytes for 1 channel,
+ * 160 for 2.  Both are 0 modulo 32, so a copy's shared address sits where
+ * its global one does in a 32-byte sector (strips start on multiples of
+ * 64 bytes); their 8 or 24 words modulo 32 leave the B operands' 32-bit
+ * loads 2-way bank conflicted and the 64-bit ones free.  6 and 5 blocks
+ * an SM fit in registers (1 and 2 channels) without spilling; 4 are
+ * launched (kNarrowLaunchPerSm): each block's part of a strip is then
+ * longer, which paid at 1080p (a tenth off the luma) and cost nothing
+ * measurable at 4K; strips of 128 pixels, 3 steps ahead, and 2 steps a
+ * warp computed at once did not pay (docs/performance.md). */
+template < int C > struct Mma8NarrowShape
+{
+  static_assert (C == 1 || C == 2, "NV12's planes");
+  static constexpr int strip = 64;
+  static constexpr int threads = mma_threads (strip);
+  static constexpr int blocks_per_sm = C == 1 ? 6 : 5;
+  static constexpr int row_bytes = strip * C + 32;
+  static constexpr int units_per_row = row_bytes / 16;
+  static constexpr int units = kMmaStep * units_per_row;
+  static constexpr int step_bytes = kMmaStep * row_bytes;
+  /* the output rows of a step: 16-byte chunks, rows out_pitch apart (16 C
+   * bytes more than a row, so that the lanes' 4 C-byte writes of 8 rows
+   * fall on different banks), two buffers of out_bytes */
+  static constexpr int out_chunks = strip * C / 16;
+  static constexpr int out_pitch = strip * C + 16 * C;
+  static constexpr int out_bytes = kMmaStep * out_pitch;
+};
+/* steps copied ahead, into a ring of kNarrowBuffers (a power of two: the
+ * ring's positions are taken modulo it at every step) */
+constexpr int kNarrowAhead = 4;
+constexpr int kNarrowBuffers = 8;
+constexpr int kNarrowLaunchPerSm = 4;
+
 /* ---- radii 33 to 150, tensor cores, two passes (blur-wide.cuh) ---------- */
 
 constexpr int kWideThreads = 128;

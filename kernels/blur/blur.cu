@@ -7,9 +7,10 @@
  *   one fused pass, both 1-D filters as band-matrix products on the tensor
  *   cores (blur_mma8_kernel, blur-mma-r8.cuh, for radius <= 8;
  *   blur_mma_kernel, blur-mma.cuh, beyond; the shared arithmetic in
- *   blur-bands.cuh; with 4 channels on sm_90, blur_mma8_direct_kernel,
- *   blur-mma-r8-sm90.cuh, for radius <= 8 where it applies).  It reads
- *   the frame once and writes it once.
+ *   blur-bands.cuh; on sm_90, for radius <= 8 where they apply,
+ *   blur_mma8_direct_kernel, blur-mma-r8-sm90.cuh, with 4 channels, and
+ *   blur_mma8_narrow_kernel, blur-mma-r8-sm90-narrow.cuh, with 1 and 2).
+ *   It reads the frame once and writes it once.
  *
  * - The same GPUs and weights, radii 33 to 150 (or rows 64 MiB apart or
  *   more): the same products in two passes through the scratch plane
@@ -56,6 +57,7 @@
 #include "blur-mma.cuh"
 #include "blur-mma-r8.cuh"
 #include "blur-mma-r8-sm90.cuh"
+#include "blur-mma-r8-sm90-narrow.cuh"
 #include "blur-wide.cuh"
 
 namespace {
@@ -167,6 +169,20 @@ direct_applies (const uint8_t * src, size_t src_pitch, int width,
       && (uintptr_t) src % 16 == 0 && src_pitch % 16 == 0;
 }
 
+/* Whether blur_mma8_narrow_kernel takes a frame of 1 or 2 channels at
+ * radius 8 or less: as direct_applies, on rows of whole 16-byte units,
+ * the output's rows 16-byte aligned too (its stores are 16 bytes) */
+bool
+narrow_applies (const uint8_t * src, size_t src_pitch, const uint8_t * dst,
+    size_t dst_pitch, int width, int channels, const BlurArgs & a,
+    const DeviceInfo * info)
+{
+  return info->cc_major >= 9 && a.border != CF_BORDER_CONSTANT
+      && width >= kFoldMinWidth && (long long) width * channels % 16 == 0
+      && (uintptr_t) src % 16 == 0 && src_pitch % 16 == 0
+      && (uintptr_t) dst % 16 == 0 && dst_pitch % 16 == 0;
+}
+
 template < int C, int HALO > cudaError_t
 launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
     size_t dst_pitch, int width, int height, const BlurArgs & a,
@@ -174,11 +190,13 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 {
   /* radius 8 or less: t stays in registers, two input buffers and
    * Mma8Shape's raw buffers only (blur_mma8_direct_kernel: its ring of
-   * rows); larger: the channels' input rows and t rings, and one raw
-   * buffer */
+   * rows; blur_mma8_narrow_kernel: its ring, and two steps' output rows);
+   * larger: the channels' input rows and t rings, and one raw buffer */
   constexpr int strip_px = HALO == 8 ? Mma8Shape < C >::strip : kMmaStripPx;
-  constexpr int threads = mma_threads (strip_px);
   using L = MmaLayout < HALO, strip_px >;
+  /* (the narrow kernel's shape and its blocks an SM, where it applies;
+   * 0: as many as fit) */
+  int strip = strip_px, threads = mma_threads (strip_px), launch_per_sm = 0;
   size_t smem = HALO == 8 ? 2 * C * L::in_bytes +
       (Mma8Shape < C >::ahead + 1) * 16 * L::units
       : C * L::channel_bytes + 16 * L::units;
@@ -194,15 +212,27 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
       smem = kDirectBuffers * kDirectStep;
     }
   }
+  if constexpr (HALO == 8 && C <= 2) {
+    using N = Mma8NarrowShape < C >;
+    if (narrow_applies (src, src_pitch, dst, dst_pitch, width, C, a, info)) {
+      kernel = blur_mma8_narrow_kernel < C >;
+      smem = kNarrowBuffers * N::step_bytes + 2 * N::out_bytes;
+      strip = N::strip;
+      threads = N::threads;
+      launch_per_sm = kNarrowLaunchPerSm;
+    }
+  }
   long long wave = 0;
   cudaError_t e = one_wave (kernel, threads, smem, info, &wave);
   if (e != cudaSuccess)
     return e;
+  if (launch_per_sm > 0)
+    wave = min (wave, (long long) launch_per_sm * info->sm_count);
 
   /* as many blocks as fit at once, each with an equal share of the work:
    * one wave, so no SM idles through a second, partial one (each part of
    * a strip a block takes costs its lag steps again: the top halo) */
-  const int strips = (width + strip_px - 1) / strip_px;
+  const int strips = (width + strip - 1) / strip;
   const long long work = (long long) strips * ((height + kMmaStep - 1) /
       kMmaStep);
   int blocks = (int) min (max ((long long) info->sm_count, wave), work);

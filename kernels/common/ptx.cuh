@@ -118,6 +118,45 @@ ldsm_x4_trans (uint32_t (&r)[4], const void *row)
 
 /* ---- cp.async ---------------------------------------------------------- */
 
+/* One aligned word, or two, from a shared-memory address.  (volatile,
+ * as ldsm_x4_at: they read what copies tracked by an mbarrier wrote, and
+ * must stay after its wait, itself volatile.) */
+__device__ __forceinline__ uint32_t
+lds_u32_at (uint32_t at)
+{
+  uint32_t v = 0;
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("ld.shared.u32 %0, [%1];\n":"=r" (v):"r" (at));
+#else
+  (void) at;
+#endif
+  return v;
+}
+
+__device__ __forceinline__ void
+lds_u64_at (uint32_t & lo, uint32_t & hi, uint32_t at)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("ld.shared.v2.u32 {%0,%1}, [%2];\n":"=r" (lo), "=r" (hi)
+      :"r" (at));
+#else
+  lo = hi = 0;
+  (void) at;
+#endif
+}
+
+/* Named barrier `id` (1 to 15; 0 is __syncthreads') for `threads`
+ * threads (a multiple of 32): shared-memory writes before it are seen by
+ * the reads after it */
+template < int ID, int THREADS > __device__ __forceinline__ void
+bar_sync_named ()
+{
+  static_assert (ID > 0 && ID < 16 && THREADS % 32 == 0, "named barrier");
+#if __CUDA_ARCH__ >= 700
+  asm volatile ("bar.sync %0, %1;\n"::"n" (ID), "n" (THREADS):"memory");
+#endif
+}
+
 /* BYTES (4, 8 or 16) from global `from` to shared address `to`: .cg (L2
  * only) for 16 bytes, .ca otherwise; with L2_256, L2 fetches the whole
  * 256-byte block around the source from DRAM (16 bytes only) */

@@ -151,10 +151,12 @@ GST_START_TEST (test_blur_narrow_edges)
   for (ch = 1; ch <= 2; ch++)
     for (w = 0; w < G_N_ELEMENTS (widths); w++)
       for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++) {
+        /* the sigma moves with every width, the pitch mode every third:
+         * each three widths in a row meet every sigma on one pitch mode */
         s = (w + border + ch) % G_N_ELEMENTS (sigmas);
         run_blur_case (widths[w], 5 + 14 * (gint) ((w + border) % 4), ch,
             sigmas[s], sigmas[(s + 1) % G_N_ELEMENTS (sigmas)],
-            (CfBorder) border, (PitchMode) ((w + border + ch) % 3), FALSE);
+            (CfBorder) border, (PitchMode) ((w / 3 + border + ch) % 3), FALSE);
       }
 }
 
@@ -182,6 +184,40 @@ GST_START_TEST (test_blur_folded_edges)
         run_blur_case (widths[w], 19 + 16 * (gint) (w % 3), 4, sigmas[s],
             sigmas[(s + w) % G_N_ELEMENTS (sigmas)], border,
             (PitchMode) ((w + s + border) % 3), FALSE);
+}
+
+GST_END_TEST;
+
+/* 1 and 2 channels (NV12's planes), radius 8 or less, the replicate and
+ * reflect-101 rules, rows of whole 16-byte units (at least 32 pixels) on
+ * 16-byte aligned rows: on sm_90 the kernel that reads the copied rows
+ * without staging them (blur.cu, blur_mma8_narrow_kernel), elsewhere
+ * blur_mma8_kernel.  Frames one row high and shorter than a step, heights
+ * that end a step early or late, tall frames (several parts a strip), the
+ * last strip 16 pixels (1296, 1 channel) or 8 (968, 2 channels: both with
+ * rows 16 bytes off a 32-byte sector) or whole (1920, 960), a solid
+ * frame. */
+GST_START_TEST (test_blur_direct_planes)
+{
+  static const struct
+  {
+    gint ch, w, h;
+  } frames[] = { {1, 32, 1}, {1, 48, 7}, {1, 64, 16}, {1, 1296, 17},
+  {1, 80, 300}, {1, 1920, 1081}, {2, 32, 1}, {2, 40, 7}, {2, 72, 16},
+  {2, 968, 17}, {2, 136, 300}, {2, 960, 541}
+  };
+  static const double sigmas[] = { 0.3, 1.3, 2.6 };
+  guint f, s;
+  gint border;
+
+  for (f = 0; f < G_N_ELEMENTS (frames); f++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_REFLECT_101;
+        border++)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++)
+        run_blur_case (frames[f].w, frames[f].h, frames[f].ch, sigmas[s],
+            sigmas[(s + f + border) % G_N_ELEMENTS (sigmas)], border,
+            (f + s + border) % 2 ? PITCH_PADDED : PITCH_TIGHT, f == 4
+            && s == 2);
 }
 
 GST_END_TEST;
@@ -693,6 +729,7 @@ CF_KERNEL_TEST_MAIN ("kernels-blur",
     CF_KERNEL_TEST (test_blur_narrow_edges),
     CF_KERNEL_TEST (test_blur_folded_edges),
     CF_KERNEL_TEST (test_blur_direct_rows),
+    CF_KERNEL_TEST (test_blur_direct_planes),
     CF_KERNEL_TEST (test_blur_large_radii),
     CF_KERNEL_TEST (test_blur_extreme_weights),
     CF_KERNEL_TEST (test_blur_invalid_arguments),
