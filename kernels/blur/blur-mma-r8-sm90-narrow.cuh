@@ -197,7 +197,7 @@ __launch_bounds__ (Mma8NarrowShape < C >::threads,
       folded = edge;
     }
     /* this thread's chunk: its byte in the rows, and whether it is in the
-     * frame (width C is a multiple of 16: a chunk is all in or all out) */
+     * frame (width * C is a multiple of 16: a chunk is all in or all out) */
     const int chunk_x = x0 * C + 16 * out_chunk;
     const bool chunk_in = out_row < kMmaStep && chunk_x < row_end;
     uint8_t *out_step = dst + (size_t) y0 * dst_pitch;

@@ -114,9 +114,9 @@ constexpr int kDirectBuffers = 4;
  * loads 2-way bank conflicted and the 64-bit ones free.  6 and 5 blocks
  * an SM fit in registers (1 and 2 channels) without spilling; 4 are
  * launched (kNarrowLaunchPerSm): each block's part of a strip is then
- * longer, which paid at 1080p (a tenth off the luma) and cost nothing
- * measurable at 4K; strips of 128 pixels, 3 steps ahead, and 2 steps a
- * warp computed at once did not pay (docs/performance.md). */
+ * longer, which paid at 1080p and cost nothing measurable at 4K.
+ * Strips of 128 pixels, 3 or 6 steps ahead, and 2 steps a warp computed
+ * at once did not pay (docs/performance.md). */
 template < int C > struct Mma8NarrowShape
 {
   static_assert (C == 1 || C == 2, "NV12's planes");
