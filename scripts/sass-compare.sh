@@ -9,6 +9,11 @@
 #   bash scripts/sass-compare.sh > /tmp/sass-after.txt
 #   diff /tmp/sass-before.txt /tmp/sass-after.txt && echo identical
 #
+# A difference in one kernel alone may not be the change's: ptxas has
+# given blur_h_kernel<1,16> (the CUDA-core path) different code for the
+# same tree in one run of several (2026-11-28, CUDA 13.0).  Run it again
+# before reading much into it.
+#
 # ARCHS (default: meson_options.txt's gpu_archs), NVCC (default: the
 # toolkit of /usr/local/cuda).  Every .cu under kernels/ is a unit of its
 # own (the included variants are .cuh), compiled with every folder of

@@ -35,7 +35,9 @@ def main(path):
     rows = []
     for name, body in sections(data):
         if name.startswith('.text.'):
-            name = re.sub(r'_GLOBAL__N__[0-9a-f_]+_[0-9]+_[A-Za-z0-9_]+?_cu_[0-9a-f]+',
+            # (the hash after _cu_ is 8 hex digits; unbounded, it took the
+            # next name's leading hex letters: ANONlur_h_kernel)
+            name = re.sub(r'_GLOBAL__N__[0-9a-f_]+_[0-9]+_[A-Za-z0-9_]+?_cu_[0-9a-f]{8}',
                           'ANON', name)
             rows.append(f'{name} {hashlib.sha256(body).hexdigest()[:16]} {len(body)}')
     print('\n'.join(sorted(rows)))
