@@ -249,12 +249,12 @@ take_oldest (GstCudaFiltersHeldFrames * held)
 }
 
 /* Waits, without the lock, for the event of the oldest frame; then, with
- * it again, takes that frame unless it was let go meanwhile (NULL).  The
- * wait is given up at its next ask once the streaming thread lets the
- * frame go: its
- * event may be recorded again for a later frame, and the time spent would
- * mislead the waiter's next first sleep.  A failed wait is kept for the
- * next hold to report. */
+ * it again, takes that frame unless it was let go meanwhile (NULL).
+ * The wait is given up at its next ask once the streaming thread lets
+ * the frame go: its event may be recorded again for a later frame, and
+ * the time spent would mislead the waiter's next first sleep.
+ * A failed wait is kept for the next hold to report (held->error).
+ */
 static GstBuffer *
 wait_and_take_oldest (GstCudaFiltersHeldFrames * held,
     GstCudaFiltersWaiter * waiter)

@@ -67,10 +67,11 @@ quad_rows (int t, const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4],
  * - puts the previous step's outputs, 4 pixels a row (quad_rows), in the
  *   block's output rows in shared memory, and after a barrier of the
  *   block stores its share of them, 16 bytes a thread: a warp's store
- *   covers whole rows of the strip (64 or 128 bytes), whole sectors.  A
- *   warp storing its own 16 pixels writes 16 or 32 bytes of a row at a
- *   time, and L2's partial sector writes were what the kernel waited on
- *   (docs/performance.md).
+ *   covers whole rows of the strip (64 or 128 bytes), whole sectors.
+ *   Where each lane stored its own pixel pairs, a warp's store wrote 8
+ *   bytes of each row it touched (16 with 2 channels), and L2's partial
+ *   sector writes were what the luma's kernel waited on (profiled:
+ *   docs/performance.md).
  * Units left or right of the frame are not copied (the buffer keeps bytes
  * of an earlier step there, which the folded bands weigh zero); rows above
  * and below take the border rule's rows. */
