@@ -295,7 +295,7 @@ gst_cuda_blur_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
  * words. */
 static guint
 blur_plane_of (GstCudaBlur * self, const GstCudaFiltersFrame * in,
-    const GstCudaFiltersFrame * out, guint p, CfBlurWordPlane * plane)
+    const GstCudaFiltersFrame * out, guint p, CfBlurPlane * plane)
 {
   const GstVideoFormatInfo *finfo = in->info->finfo;
   guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
@@ -323,33 +323,29 @@ blur_plane_of (GstCudaBlur * self, const GstCudaFiltersFrame * in,
   return GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]);
 }
 
-/* Words of 10 to 16 bits: every plane blurred by one call (one launch
- * where the kernels allow), unless a plane is not blurred at all (sigma
- * 0: copied as it is, bits outside the samples included).  Returns FALSE
- * where it did nothing. */
+/* Every plane blurred by one call (one launch where the kernels allow),
+ * unless a plane is not blurred at all (sigma 0: copied as it is, bits
+ * outside the samples included).  Returns FALSE where it did nothing. */
 static gboolean
-blur_words_at_once (GstCudaBlur * self, const GstCudaFiltersFrame * in,
-    const GstCudaFiltersFrame * out, guint depth, CfBorder border,
-    gpointer scratch, CfStream stream, CfError * err)
+blur_planes_at_once (const CfBlurPlane * planes, guint n, const gint * shifts,
+    gboolean words, guint depth, CfBorder border, gpointer scratch,
+    CfStream stream, CfError * err)
 {
-  CfBlurWordPlane planes[3];
-  guint n = GST_VIDEO_INFO_N_PLANES (in->info), p;
-  gint shift = -1;
+  guint p;
 
-  if (n > G_N_ELEMENTS (planes))
+  /* (the kernels take at most 3) */
+  if (n > 3)
     return FALSE;
   for (p = 0; p < n; p++) {
-    gint plane_shift = (gint) blur_plane_of (self, in, out, p, &planes[p]);
-
     if (planes[p].kx->radius == 0 && planes[p].ky->radius == 0)
       return FALSE;
     /* one shift for all: every format of words has one */
-    if (shift >= 0 && shift != plane_shift)
+    if (shifts[p] != shifts[0])
       return FALSE;
-    shift = plane_shift;
   }
-  *err = cf_blur_planes_words (planes, (int) n, (int) depth, shift, border,
-      scratch, stream);
+  *err = words ? cf_blur_planes_words (planes, (int) n, (int) depth,
+      shifts[0], border, scratch, stream) :
+      cf_blur_planes (planes, (int) n, border, scratch, stream);
   return TRUE;
 }
 
@@ -392,10 +388,12 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   gboolean words = depth > 8;
   guint word_bytes = words ? 2 : 1;
   BlurSettings s = self->frame;
+  CfBlurPlane planes[GST_VIDEO_MAX_PLANES];
+  gint shifts[GST_VIDEO_MAX_PLANES];
   gsize scratch_size = 0;
   gpointer scratch;
   CfError err = 0;
-  guint p;
+  guint n, p;
 
   ensure_kernels (self, &s);
 
@@ -403,47 +401,46 @@ gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
       GST_VIDEO_INFO_FORMAT (in->info) == GST_VIDEO_FORMAT_BGR10A2_LE)
     return blur_rgb10a2 (base, self, in, out, s.border, stream);
 
+  n = GST_VIDEO_INFO_N_PLANES (in->info);
   /* the intermediate of the largest plane; planes take turns with it on
    * the one stream */
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
-    CfBlurWordPlane plane;
-
-    blur_plane_of (self, in, out, p, &plane);
+  for (p = 0; p < n; p++) {
+    shifts[p] = (gint) blur_plane_of (self, in, out, p, &planes[p]);
     scratch_size = MAX (scratch_size, words ?
-        cf_blur_word_scratch_bytes (plane.width, plane.height,
-            plane.channels) :
-        cf_blur_scratch_bytes (plane.width, plane.height, plane.channels));
+        cf_blur_word_scratch_bytes (planes[p].width, planes[p].height,
+            planes[p].channels) :
+        cf_blur_scratch_bytes (planes[p].width, planes[p].height,
+            planes[p].channels));
   }
   scratch = gst_cuda_filters_base_get_scratch (base, scratch_size);
   if (!scratch)
     return CF_ERROR_MEMORY_ALLOCATION;
 
-  if (words && blur_words_at_once (self, in, out, depth, s.border, scratch,
+  if (blur_planes_at_once (planes, n, shifts, words, depth, s.border, scratch,
           stream, &err))
     return err;
 
-  for (p = 0; err == 0 && p < GST_VIDEO_INFO_N_PLANES (in->info); p++) {
-    CfBlurWordPlane plane;
-    guint shift = blur_plane_of (self, in, out, p, &plane);
+  for (p = 0; err == 0 && p < n; p++) {
+    const CfBlurPlane *plane = &planes[p];
 
-    if (plane.kx->radius == 0 && plane.ky->radius == 0) {
-      err = cf_copy_plane (plane.src, plane.src_pitch, plane.dst,
-          plane.dst_pitch, (gsize) plane.width * plane.channels * word_bytes,
-          plane.height, stream);
+    if (plane->kx->radius == 0 && plane->ky->radius == 0) {
+      err = cf_copy_plane (plane->src, plane->src_pitch, plane->dst,
+          plane->dst_pitch, (gsize) plane->width * plane->channels *
+          word_bytes, plane->height, stream);
     } else if (words) {
-      err = cf_blur_plane_words (plane.src, plane.src_pitch, plane.dst,
-          plane.dst_pitch, plane.width, plane.height, plane.channels,
-          (int) depth, shift, plane.kx, plane.ky, s.border,
-          plane.border_value, scratch, stream);
+      err = cf_blur_plane_words (plane->src, plane->src_pitch, plane->dst,
+          plane->dst_pitch, plane->width, plane->height, plane->channels,
+          (int) depth, shifts[p], plane->kx, plane->ky, s.border,
+          plane->border_value, scratch, stream);
     } else {
       guint8 border_value[4];
       guint c;
 
       for (c = 0; c < 4; c++)
-        border_value[c] = (guint8) plane.border_value[c];
-      err = cf_blur_plane (plane.src, plane.src_pitch, plane.dst,
-          plane.dst_pitch, plane.width, plane.height, plane.channels,
-          plane.kx, plane.ky, s.border, border_value, scratch, stream);
+        border_value[c] = (guint8) plane->border_value[c];
+      err = cf_blur_plane (plane->src, plane->src_pitch, plane->dst,
+          plane->dst_pitch, plane->width, plane->height, plane->channels,
+          plane->kx, plane->ky, s.border, border_value, scratch, stream);
     }
   }
   return err;

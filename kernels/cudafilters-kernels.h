@@ -183,6 +183,32 @@ void cf_ref_blur_plane (const void *src, size_t src_pitch,
     const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border,
     const uint8_t border_value[4]);
 
+/* A plane of cf_blur_planes (8 bits: as cf_blur_plane's arguments, each
+ * border value at most 255) and of cf_blur_planes_words (as
+ * cf_blur_plane_words' arguments) */
+typedef struct
+{
+  const void *src;
+  size_t src_pitch;
+  void *dst;
+  size_t dst_pitch;
+  int width, height, channels;
+  const CfBlurKernel *kx, *ky;
+  uint16_t border_value[4];
+} CfBlurPlane;
+
+/* Blurs a frame's planes of 8-bit channels (1 to 3 planes), each as
+ * cf_blur_plane would, to the same bytes; in one launch where one kernel
+ * takes them all (on sm_90 on: radii up to 8, the replicate and
+ * reflect-101 rules, 1 or 2 channels, the first plane of 1 where there
+ * are more, the others alike, each at least 32 pixels wide, its rows whole
+ * 16-byte units, 16-byte aligned in and out: NV12's, I420's and Y444's
+ * planes, where their rows are), otherwise plane by plane.  No plane's
+ * src or dst may overlap another's (they are read and written at once).
+ * scratch: cf_blur_scratch_bytes () of the largest plane. */
+CfError cf_blur_planes (const CfBlurPlane * planes, int n_planes,
+    CfBorder border, void *scratch, CfStream stream);
+
 /* High bit depth (#48, docs/cudablur.md "High bit depth"): planes of
  * 16-bit little-endian words, each holding a sample v of `depth` bits (9
  * to 16) at bit `shift`.  In IEEE single precision, each step rounded to
@@ -229,18 +255,6 @@ CfError cf_blur_plane_words (const void *src, size_t src_pitch,
     CfBorder border, const uint16_t border_value[4], void *scratch,
     CfStream stream);
 
-/* A plane of cf_blur_planes_words: as cf_blur_plane_words' arguments */
-typedef struct
-{
-  const void *src;
-  size_t src_pitch;
-  void *dst;
-  size_t dst_pitch;
-  int width, height, channels;
-  const CfBlurKernel *kx, *ky;
-  uint16_t border_value[4];
-} CfBlurWordPlane;
-
 /* Blurs a frame's planes (1 to 3), each as cf_blur_plane_words would, to
  * the same words; in one launch where it can: the first plane of one
  * channel and the others alike, at radii (the larger of x and y) up to 4
@@ -249,7 +263,7 @@ typedef struct
  * plane's src or dst may overlap another's (they are read and written at
  * once).  scratch: cf_blur_word_scratch_bytes () of the largest plane.
  * Widths times channels and heights up to 2^30, 2^36 samples a plane. */
-CfError cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
+CfError cf_blur_planes_words (const CfBlurPlane * planes, int n_planes,
     int depth, int shift, CfBorder border, void *scratch, CfStream stream);
 
 void cf_ref_blur_plane_words (const void *src, size_t src_pitch,

@@ -116,9 +116,12 @@ check_blur_frame (const char *what, const std::vector < BlurPlane > &planes,
 
 /* The blur cudablur runs on a frame: RGBA as one plane of 4 channels; NV12
  * as its luma plane, and its chroma plane (2 channels, half the size) with
- * half the sigma, as cudablur does for subsampled planes. */
+ * half the sigma, as cudablur does for subsampled planes, by one
+ * cf_blur_planes (one launch where it can), or `apart`: a cf_blur_plane a
+ * plane, as cudablur did before. */
 static Row
-bench_blur (int w, int h, const Format & fmt, double sigma, bool solid)
+bench_blur (int w, int h, const Format & fmt, double sigma, bool solid,
+    bool apart = false)
 {
   struct Plane
   {
@@ -139,7 +142,8 @@ bench_blur (int w, int h, const Format & fmt, double sigma, bool solid)
   char op[32];
   std::snprintf (op, sizeof op, "blur s%g", sigma);
   size_t bytes = 2 * frame_bytes (fmt, w, h);
-  Row row = make_row (op, "ours", fmt, w, h, solid, (double) bytes);
+  Row row = make_row (op, apart ? "ours, planes apart" : "ours", fmt, w, h,
+      solid, (double) bytes);
   row.note = "r" + std::to_string (geometry[0].kx.radius);
   if (fmt.nv12)
     row.note += ", chroma r" + std::to_string (geometry[1].kx.radius);
@@ -156,6 +160,17 @@ bench_blur (int w, int h, const Format & fmt, double sigma, bool solid)
   /* the planes take turns with the scratch on the one stream */
   Launch launch =[&](int i) {
     int err = 0;
+    if (!apart) {
+      CfBlurPlane planes[2] = { };
+      for (size_t k = 0; k < geometry.size (); k++) {
+        const Plane & g = geometry[k];
+        planes[k] = {in[i] + g.first_row * in.pitch, in.pitch,
+            out[i] + g.first_row * out.pitch, out.pitch, g.w, g.h,
+            g.channels, &g.kx, &g.ky, {0, 0, 0, 0}};
+      }
+      return cf_blur_planes (planes, (int) geometry.size (),
+          CF_BORDER_REPLICATE, scratch.ptr, nullptr);
+    }
     for (auto & g:geometry)
       if (!err)
         err = cf_blur_plane (in[i] + g.first_row * in.pitch, in.pitch,
@@ -279,7 +294,7 @@ bench_blur_p010 (int w, int h, double sigma, bool solid)
 
   /* both planes in one call, as cudablur makes it */
   Launch launch =[&](int i) {
-    CfBlurWordPlane planes[2];
+    CfBlurPlane planes[2];
     for (size_t p = 0; p < geometry.size (); p++) {
       const Plane & g = geometry[p];
       planes[p] = { in[i] + g.first_row * in.pitch, in.pitch,
@@ -377,9 +392,13 @@ add_blur_cases (Cases & cases)
       }
     }
   /* NV12's planes on their own, at 4K and 1080p: the luma (one channel,
-   * sigma 2.6) and the chroma (two channels, half the size and sigma) */
+   * sigma 2.6) and the chroma (two channels, half the size and sigma);
+   * and both a launch each, as before cf_blur_planes */
   for (int i: {1, 2}) {
     const Size & s = kSizes[i];
+    add_case (cases, case_name ("blur", kNV12, s, " s2.6 apart", false),[=] {
+          return bench_blur (s.w, s.h, kNV12, 2.6, false, true);
+        });
     const Size half = { s.name, s.w / 2, s.h / 2 };
     add_case (cases, case_name ("blur", kGRAY8, s, " s2.6", false),[=] {
           return bench_blur (s.w, s.h, kGRAY8, 2.6, false);

@@ -213,9 +213,10 @@ folded_band_fragments (const uint32_t * w, const uint32_t * suffix, int r,
 /* The weights of both filters, radius 32 at most, copied from the
  * constant bank to shared memory: the fragments read them at a different
  * index in every lane, which the constant cache would serve one at a
- * time, shared memory at once.  Ends with a barrier. */
-__device__ __forceinline__ void
-stage_weights (uint32_t (&w)[2][33], const BlurArgs & a)
+ * time, shared memory at once.  Ends with a barrier.  `a`: BlurArgs, or
+ * anything else with its rx, ry, wx and wy (NarrowPlane). */
+template < typename Args > __device__ __forceinline__ void
+stage_weights (uint32_t (&w)[2][33], const Args & a)
 {
   const int i = threadIdx.x;
   if (i < 33) {
@@ -230,8 +231,8 @@ stage_weights (uint32_t (&w)[2][33], const BlurArgs & a)
  * reads the same weight at a time: the constant cache serves one address
  * at a time, and with a lane's own first weight (i from tid) the loop's
  * loads were served ten times over. */
-__device__ __forceinline__ void
-stage_suffix (uint32_t (&s)[10], const BlurArgs & a)
+template < typename Args > __device__ __forceinline__ void
+stage_suffix (uint32_t (&s)[10], const Args & a)
 {
   const int tid = threadIdx.x;
   if (tid < 10) {

@@ -1,5 +1,6 @@
 /* blur_mma8_kernel for 1 and 2 channels (NV12's luma and its interleaved
- * chroma) on sm_90, without staging, as blur_mma8_direct_kernel is for 4:
+ * chroma) on sm_90, without staging, as blur_mma8_direct_kernel is for 4,
+ * and for a frame's planes in one launch (each block blurs one plane):
  * the B operands are read straight from the copied rows, a 32-bit shared
  * load each (1 channel: four taps of one row), or a 64-bit load for the
  * two channels' four taps and two PRMTs; the taps in pixel order.  Copies
@@ -7,10 +8,11 @@
  * `full` and `empty` mbarriers.  Units outside the frame are not copied:
  * the folded bands weigh them zero.  The outputs go out through shared
  * memory, whole rows of the strip a store.
- * Dispatch (narrow_applies): sm_90 on, radius 8 or less, 1 or 2 channels,
- * replicate or reflect-101, width at least kFoldMinWidth whose rows are
- * whole 16-byte units, 16-byte aligned rows in and out.
- * Tests: test_blur_direct_planes (on sm_90), test_blur_narrow_edges. */
+ * Dispatch (narrow_applies, try_narrow_planes): sm_90 on, radius 8 or less,
+ * 1 or 2 channels, replicate or reflect-101, width at least kFoldMinWidth
+ * whose rows are whole 16-byte units, 16-byte aligned rows in and out.
+ * Tests: test_blur_direct_planes (on sm_90), test_blur_narrow_edges,
+ * test_blur_planes_equals_reference. */
 #ifndef CUDAFILTERS_BLUR_MMA_R8_SM90_NARROW_CUH
 #define CUDAFILTERS_BLUR_MMA_R8_SM90_NARROW_CUH
 
@@ -51,6 +53,28 @@ quad_rows (int t, const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4],
   }
 }
 
+/* A plane of blur_mma8_narrow_kernel: its rows, its filters (radius 8 or
+ * less) and how many of the launch's blocks blur it (those after the
+ * planes' before it) */
+struct NarrowPlane
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch, dst_pitch;
+  int width, height;
+  int blocks;
+  int rx, ry, border;
+  float wx[kNarrowMaxRadius + 1];
+  float wy[kNarrowMaxRadius + 1];
+};
+
+/* A launch's planes: the first of C0 channels, the others of C1 */
+struct NarrowPlanes
+{
+  NarrowPlane plane[kNarrowMaxPlanes];
+  int n;
+};
+
 /* blur_mma8_kernel's products and stores for 1 or 2 channels where the
  * border folds and the rows are 16-byte aligned whole units, without
  * staging.  A strip's step is its 16 input rows from 16 bytes left of the
@@ -75,15 +99,9 @@ quad_rows (int t, const uint32_t (&out_rows)[2][2][(2 * C + 3) / 4],
  * Units left or right of the frame are not copied (the buffer keeps bytes
  * of an earlier step there, which the folded bands weigh zero); rows above
  * and below take the border rule's rows. */
-template < int C > __global__ void
-__launch_bounds__ (Mma8NarrowShape < C >::threads,
-    Mma8NarrowShape < C >::blocks_per_sm)
-    blur_mma8_narrow_kernel (const uint8_t * __restrict__ src,
-    size_t src_pitch, uint8_t * __restrict__ dst, size_t dst_pitch,
-    int width, int height, const __grid_constant__ BlurArgs a)
+template < int C > __device__ __forceinline__ void
+narrow_plane (const NarrowPlane & a, int block_of_plane)
 {
-  /* (built for every architecture, launched on sm_90 on only) */
-#if __CUDA_ARCH__ >= 900
   constexpr int HALO = 8;
   constexpr int ahead = kNarrowAhead;   /* steps copied ahead */
   using S = Mma8NarrowShape < C >;
@@ -94,7 +112,11 @@ __launch_bounds__ (Mma8NarrowShape < C >::threads,
   extern __shared__ __align__ (128) uint8_t narrow_smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  WorkRun < 8, S::strip > run (width, height);
+  const uint8_t *const __restrict__ src = a.src;
+  uint8_t *const __restrict__ dst = a.dst;
+  const size_t src_pitch = a.src_pitch, dst_pitch = a.dst_pitch;
+  const int width = a.width, height = a.height;
+  WorkRun < 8, S::strip > run (width, height, block_of_plane, a.blocks);
   int x0 = 0, y0 = 0, rows = 0, n = 0;
   const int row_end = width * C;        /* bytes: a multiple of 16 */
 
@@ -263,6 +285,40 @@ __launch_bounds__ (Mma8NarrowShape < C >::threads,
       out_step += kMmaStep * dst_pitch;
     }
     ring += n + 1;
+  }
+}
+
+/* The planes' blurs in one launch: a block blurs the plane its index
+ * falls in (block-uniform, so the barriers hold), plane 0 with C0
+ * channels, the others with C1 (0: one plane).  With more than one
+ * plane, 2 channels' blocks an SM bound the registers: a plane's fields
+ * at a runtime index take registers that 1 channel's bound spills (the
+ * launch has kNarrowLaunchPerSm, fewer than either). */
+template < int C0, int C1 > __global__ void
+__launch_bounds__ (Mma8NarrowShape < C0 >::threads,
+    Mma8NarrowShape < (C1 ? 2 : C0) >::blocks_per_sm)
+    blur_mma8_narrow_kernel (const __grid_constant__ NarrowPlanes planes)
+{
+  static_assert (Mma8NarrowShape < C0 >::threads ==
+      Mma8NarrowShape < (C1 ? C1 : C0) >::threads, "one block size");
+  /* (built for every architecture, launched on sm_90 on only) */
+#if __CUDA_ARCH__ >= 900
+  int block = blockIdx.x;
+  if constexpr (C1 == 0) {
+    narrow_plane < C0 > (planes.plane[0], block);
+  } else if constexpr (C1 == C0) {
+    int p = 0;
+    while (p + 1 < planes.n && block >= planes.plane[p].blocks)
+      block -= planes.plane[p++].blocks;
+    narrow_plane < C0 > (planes.plane[p], block);
+  } else if (block < planes.plane[0].blocks) {
+    narrow_plane < C0 > (planes.plane[0], block);
+  } else {
+    int p = 1;
+    block -= planes.plane[0].blocks;
+    while (p + 1 < planes.n && block >= planes.plane[p].blocks)
+      block -= planes.plane[p++].blocks;
+    narrow_plane < C1 > (planes.plane[p], block);
   }
 #endif
 }

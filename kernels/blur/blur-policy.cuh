@@ -139,6 +139,9 @@ template < int C > struct Mma8NarrowShape
 constexpr int kNarrowAhead = 4;
 constexpr int kNarrowBuffers = 8;
 constexpr int kNarrowLaunchPerSm = 4;
+/* the radius of its HALO of 8, and a frame's planes in one launch */
+constexpr int kNarrowMaxRadius = 8;
+constexpr int kNarrowMaxPlanes = 3;
 
 /* ---- radii 33 to 150, tensor cores, two passes (blur-wide.cuh) ---------- */
 

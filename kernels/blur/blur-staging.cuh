@@ -20,7 +20,9 @@ template < int EDGE_WEIGHT, int STRIP = kMmaStripPx > struct WorkRun
   int width, height, out_steps, strips;
   long long s0, s1;
 
-  __device__ WorkRun (int w, int h) : width (w), height (h),
+  /* the share of block `block` of `blocks` (by default the launch's) */
+  __device__ WorkRun (int w, int h, int block = blockIdx.x,
+      int blocks = gridDim.x) : width (w), height (h),
       out_steps ((h + kMmaStep - 1) / kMmaStep),
       strips ((w + STRIP - 1) / STRIP)
   {
@@ -29,20 +31,20 @@ template < int EDGE_WEIGHT, int STRIP = kMmaStripPx > struct WorkRun
       /* (in 32 bits where the products fit, as they do up to 8K and
        * beyond: each block's first copies wait for this, and 64-bit
        * divisions are long instruction sequences) */
-      if (total * gridDim.x <= 0xffffffffLL) {
+      if (total * blocks <= 0xffffffffLL) {
         const uint32_t total32 = (uint32_t) total;
-        s0 = total32 * blockIdx.x / gridDim.x;
-        s1 = total32 * (blockIdx.x + 1) / gridDim.x;
+        s0 = total32 * (uint32_t) block / (uint32_t) blocks;
+        s1 = total32 * (uint32_t) (block + 1) / (uint32_t) blocks;
       } else {
-        s0 = total * blockIdx.x / gridDim.x;
-        s1 = total * (blockIdx.x + 1) / gridDim.x;
+        s0 = total * block / blocks;
+        s1 = total * (block + 1) / blocks;
       }
     } else {
       const long long o = out_steps, inner = strips > 2 ? strips - 2 : 0;
       const long long total = 8 * o * inner + EDGE_WEIGHT * o *
           (strips > 1 ? 2 : 1);
-      s0 = step_at (total * blockIdx.x / gridDim.x);
-      s1 = step_at (total * (blockIdx.x + 1) / gridDim.x);
+      s0 = step_at (total * block / blocks);
+      s1 = step_at (total * (block + 1) / blocks);
     }
   }
 

@@ -47,7 +47,7 @@ words_bucket (int r)
 /* the bucket of a plane: of the larger of its radii; 0 where the one pass
  * does not take it */
 int
-words_plane_bucket (const CfBlurWordPlane * p)
+words_plane_bucket (const CfBlurPlane * p)
 {
   if (p->channels > 2)
     return 0;
@@ -58,7 +58,7 @@ words_plane_bucket (const CfBlurWordPlane * p)
 /* A plane's share of a one-pass launch, from block `first_block` on;
  * returns its blocks */
 int
-words_tile_plane (WordTilePlane * t, const CfBlurWordPlane * p, int depth,
+words_tile_plane (WordTilePlane * t, const CfBlurPlane * p, int depth,
     int shift, int first_block)
 {
   const int pixels = p->channels == 1 ? words_tile_pixels < 1 > () :
@@ -103,7 +103,7 @@ launch_tiles (K kernel, size_t smem, int blocks, const WordTileArgs & a,
 
 /* one plane in one pass, bucket R */
 template < int R > cudaError_t
-launch_words_tile (const CfBlurWordPlane * p, int depth, int shift,
+launch_words_tile (const CfBlurPlane * p, int depth, int shift,
     CfBorder border, cudaStream_t stream)
 {
   WordTileArgs a = { };
@@ -122,7 +122,7 @@ launch_words_tile (const CfBlurWordPlane * p, int depth, int shift,
 /* a frame's planes in one pass and one launch: luma of bucket RL, then
  * the others of CC channels and bucket RC */
 template < int RL, int RC, int CC > cudaError_t
-launch_words_planes (const CfBlurWordPlane * planes, int n_planes, int depth,
+launch_words_planes (const CfBlurPlane * planes, int n_planes, int depth,
     int shift, CfBorder border, cudaStream_t stream)
 {
   constexpr size_t smem = words_tile_smem < RL, 1 > () >
@@ -145,7 +145,7 @@ launch_words_planes (const CfBlurWordPlane * planes, int n_planes, int depth,
  * (4, 4), (8, 4), (12, 8) or (16, 8), as sigma and sigma / 2 give;
  * cudaErrorNotSupported for the others */
 template < int CC > cudaError_t
-launch_words_planes_of (int luma, int chroma, const CfBlurWordPlane * planes,
+launch_words_planes_of (int luma, int chroma, const CfBlurPlane * planes,
     int n_planes, int depth, int shift, CfBorder border, cudaStream_t st)
 {
   if (luma == 4 && chroma == 4)
@@ -225,7 +225,7 @@ constexpr long long kWordsMaxPlane = 1LL << 36;
 
 /* cf_blur_plane_words' checks of one plane */
 bool
-word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
+word_plane_ok (const CfBlurPlane * p, int depth, int shift)
 {
   const size_t row_bytes = 2 * (size_t) p->width * p->channels;
   return p->src && p->dst && p->width > 0 && p->height > 0
@@ -245,7 +245,7 @@ word_plane_ok (const CfBlurWordPlane * p, int depth, int shift)
 
 /* the two passes' arguments for plane p */
 WordBlurArgs
-two_pass_args (const CfBlurWordPlane * p, int depth, int shift,
+two_pass_args (const CfBlurPlane * p, int depth, int shift,
     CfBorder border)
 {
   WordBlurArgs a = { };
@@ -269,7 +269,7 @@ two_pass_args (const CfBlurWordPlane * p, int depth, int shift,
 
 /* one plane, checked: in one pass where it can, else two through scratch */
 cudaError_t
-blur_word_plane (const CfBlurWordPlane * p, int depth, int shift,
+blur_word_plane (const CfBlurPlane * p, int depth, int shift,
     CfBorder border, void *scratch, cudaStream_t st)
 {
   cudaError_t err = cudaErrorNotSupported;
@@ -308,7 +308,7 @@ cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
     CfBorder border, const uint16_t border_value[4], void *scratch,
     CfStream stream)
 {
-  CfBlurWordPlane p = { src, src_pitch, dst, dst_pitch, width, height,
+  CfBlurPlane p = { src, src_pitch, dst, dst_pitch, width, height,
     channels, kx, ky, {0, 0, 0, 0}
   };
   if (border_value)
@@ -318,7 +318,7 @@ cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
 }
 
 extern "C" CfError
-cf_blur_planes_words (const CfBlurWordPlane * planes, int n_planes,
+cf_blur_planes_words (const CfBlurPlane * planes, int n_planes,
     int depth, int shift, CfBorder border, void *scratch, CfStream stream)
 {
   if (!planes || n_planes < 1 || n_planes > 3 || !scratch
@@ -363,7 +363,7 @@ namespace {
 
 /* packed 10-bit RGB in one pass, bucket R (4 or 8) */
 template < int R > cudaError_t
-launch_rgb10a2_tile (const CfBlurWordPlane * p, CfBorder border,
+launch_rgb10a2_tile (const CfBlurPlane * p, CfBorder border,
     cudaStream_t stream)
 {
   RgbTileArgs a = { };
@@ -403,7 +403,7 @@ cf_blur_rgb10a2 (const void *src, size_t src_pitch, void *dst,
 {
   /* as a plane of 4 channels of 10-bit samples (the alpha's below 4),
    * whose rows are half as long in bytes: checked as one */
-  const CfBlurWordPlane p = { src, 2 * src_pitch, dst, 2 * dst_pitch, width,
+  const CfBlurPlane p = { src, 2 * src_pitch, dst, 2 * dst_pitch, width,
     height, 4, kx, ky, {0, 0, 0, 0}
   };
   if (src_pitch > SIZE_MAX / 2 || dst_pitch > SIZE_MAX / 2

@@ -169,18 +169,20 @@ direct_applies (const uint8_t * src, size_t src_pitch, int width,
       && (uintptr_t) src % 16 == 0 && src_pitch % 16 == 0;
 }
 
-/* Whether blur_mma8_narrow_kernel takes a frame of 1 or 2 channels at
- * radius 8 or less: as direct_applies, on rows of whole 16-byte units,
- * the output's rows 16-byte aligned too (its stores are 16 bytes) */
-bool
-narrow_applies (const uint8_t * src, size_t src_pitch, const uint8_t * dst,
-    size_t dst_pitch, int width, int channels, const BlurArgs & a,
-    const DeviceInfo * info)
+/* At radius 8 (equal shares, WorkRun < 8 >), a whole number of blocks a
+ * strip, where that leaves at least kStripAlignKeep in 10 of them: then
+ * every strip's runs start on the same rows, so that blocks side by side
+ * read the same rows at about the same time, and the halo columns a strip
+ * shares with its neighbours come from L2 for the second reader.
+ * Otherwise the runs drift out of step from strip to strip on large
+ * frames (docs/design/blur.md). */
+int
+strip_aligned_blocks (int blocks, int strips)
 {
-  return info->cc_major >= 9 && a.border != CF_BORDER_CONSTANT
-      && width >= kFoldMinWidth && (long long) width * channels % 16 == 0
-      && (uintptr_t) src % 16 == 0 && src_pitch % 16 == 0
-      && (uintptr_t) dst % 16 == 0 && dst_pitch % 16 == 0;
+  if (blocks > strips && 10 * (blocks - blocks % strips) >=
+      kStripAlignKeep * blocks)
+    return blocks - blocks % strips;
+  return blocks;
 }
 
 template < int C, int HALO > cudaError_t
@@ -190,13 +192,11 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
 {
   /* radius 8 or less: t stays in registers, two input buffers and
    * Mma8Shape's raw buffers only (blur_mma8_direct_kernel: its ring of
-   * rows; blur_mma8_narrow_kernel: its ring, and two steps' output rows);
-   * larger: the channels' input rows and t rings, and one raw buffer */
+   * rows); larger: the channels' input rows and t rings, and one raw
+   * buffer */
   constexpr int strip_px = HALO == 8 ? Mma8Shape < C >::strip : kMmaStripPx;
+  constexpr int threads = mma_threads (strip_px);
   using L = MmaLayout < HALO, strip_px >;
-  /* (the narrow kernel's shape and its blocks an SM, where it applies;
-   * 0: as many as fit) */
-  int strip = strip_px, threads = mma_threads (strip_px), launch_per_sm = 0;
   size_t smem = HALO == 8 ? 2 * C * L::in_bytes +
       (Mma8Shape < C >::ahead + 1) * 16 * L::units
       : C * L::channel_bytes + 16 * L::units;
@@ -212,40 +212,20 @@ launch_mma (const uint8_t * src, size_t src_pitch, uint8_t * dst,
       smem = kDirectBuffers * kDirectStep;
     }
   }
-  if constexpr (HALO == 8 && C <= 2) {
-    using N = Mma8NarrowShape < C >;
-    if (narrow_applies (src, src_pitch, dst, dst_pitch, width, C, a, info)) {
-      kernel = blur_mma8_narrow_kernel < C >;
-      smem = kNarrowBuffers * N::step_bytes + 2 * N::out_bytes;
-      strip = N::strip;
-      threads = N::threads;
-      launch_per_sm = kNarrowLaunchPerSm;
-    }
-  }
   long long wave = 0;
   cudaError_t e = one_wave (kernel, threads, smem, info, &wave);
   if (e != cudaSuccess)
     return e;
-  if (launch_per_sm > 0)
-    wave = min (wave, (long long) launch_per_sm * info->sm_count);
 
   /* as many blocks as fit at once, each with an equal share of the work:
    * one wave, so no SM idles through a second, partial one (each part of
    * a strip a block takes costs its lag steps again: the top halo) */
-  const int strips = (width + strip - 1) / strip;
+  const int strips = (width + strip_px - 1) / strip_px;
   const long long work = (long long) strips * ((height + kMmaStep - 1) /
       kMmaStep);
   int blocks = (int) min (max ((long long) info->sm_count, wave), work);
-  /* At radius 8 (equal shares, WorkRun < 8 >), a whole number of blocks a
-   * strip, where that leaves at least kStripAlignKeep in 10 of them: then
-   * every strip's runs start on the same rows, so that blocks side by side
-   * read the same rows at about the same time, and the halo columns a
-   * strip shares with its neighbours come from L2 for the second reader.
-   * Otherwise the runs drift out of step from strip to strip on large
-   * frames (docs/design/blur.md). */
-  if (HALO == 8 && blocks > strips && 10 * (blocks - blocks % strips) >=
-      kStripAlignKeep * blocks)
-    blocks -= blocks % strips;
+  if (HALO == 8)
+    blocks = strip_aligned_blocks (blocks, strips);
   kernel <<< blocks, threads, smem, stream >>> (src, src_pitch, dst,
       dst_pitch, width, height, a);
   return cudaGetLastError ();
@@ -267,6 +247,92 @@ bool
 has_integer_mma (const DeviceInfo * info)
 {
   return info->cc_major >= 8;
+}
+
+/* Whether blur_mma8_narrow_kernel takes a plane: on sm_90 on (the only
+ * GPU it was tuned and tested on), 1 or 2 channels, radius 8 or less with
+ * the vertical weights exact in half precision (as try_mma), where the
+ * border folds (blur_mma8_kernel's `fold`), on rows of whole 16-byte
+ * units, 16-byte aligned in and out (its stores are 16 bytes) */
+bool
+narrow_applies (const uint8_t * src, size_t src_pitch, const uint8_t * dst,
+    size_t dst_pitch, int width, int channels, const BlurArgs & a,
+    const DeviceInfo * info)
+{
+  return info->cc_major >= 9 && (channels == 1 || channels == 2)
+      && max (a.rx, a.ry) <= kNarrowMaxRadius && half_exact (a)
+      && src_pitch <= kMmaMaxPitch && dst_pitch <= kMmaMaxPitch
+      && a.border != CF_BORDER_CONSTANT && width >= kFoldMinWidth
+      && (long long) width * channels % 16 == 0
+      && (uintptr_t) src % 16 == 0 && src_pitch % 16 == 0
+      && (uintptr_t) dst % 16 == 0 && dst_pitch % 16 == 0;
+}
+
+/* A plane of blur_mma8_narrow_kernel, its blocks not yet shared out */
+NarrowPlane
+narrow_plane_of (const uint8_t * src, size_t src_pitch, uint8_t * dst,
+    size_t dst_pitch, int width, int height, const BlurArgs & a)
+{
+  NarrowPlane p = { };
+  p.src = src;
+  p.src_pitch = src_pitch;
+  p.dst = dst;
+  p.dst_pitch = dst_pitch;
+  p.width = width;
+  p.height = height;
+  p.rx = a.rx;
+  p.ry = a.ry;
+  p.border = a.border;
+  for (int i = 0; i <= kNarrowMaxRadius; i++) {
+    p.wx[i] = i <= a.rx ? a.wx[i] : 0;
+    p.wy[i] = i <= a.ry ? a.wy[i] : 0;
+  }
+  return p;
+}
+
+/* blur_mma8_narrow_kernel on `np`'s planes, plane 0 of C0 channels, the
+ * others of C1 (0: plane 0 alone).  One wave of at most
+ * kNarrowLaunchPerSm blocks an SM, shared among the planes by their
+ * bytes (a step of 2 channels copies and multiplies twice a step of 1),
+ * each plane's run as launch_mma's. */
+template < int C0, int C1 > cudaError_t
+launch_narrow (NarrowPlanes & np, const DeviceInfo * info,
+    cudaStream_t stream)
+{
+  using S0 = Mma8NarrowShape < C0 >;
+  using S1 = Mma8NarrowShape < (C1 ? C1 : C0) >;
+  constexpr int threads = S0::threads;
+  const size_t smem = kNarrowBuffers * max (S0::step_bytes, S1::step_bytes)
+      + 2 * max (S0::out_bytes, S1::out_bytes);
+  const auto kernel = blur_mma8_narrow_kernel < C0, C1 >;
+  long long wave = 0;
+  cudaError_t e = one_wave (kernel, threads, smem, info, &wave);
+  if (e != cudaSuccess)
+    return e;
+  wave = min (wave, (long long) kNarrowLaunchPerSm * info->sm_count);
+
+  long long items[kNarrowMaxPlanes], bytes[kNarrowMaxPlanes];
+  long long all_items = 0, all_bytes = 0;
+  for (int i = 0; i < np.n; i++) {
+    const long long strips = (np.plane[i].width + S0::strip - 1) / S0::strip;
+    items[i] = strips * ((np.plane[i].height + kMmaStep - 1) / kMmaStep);
+    bytes[i] = items[i] * (i ? C1 : C0);
+    all_items += items[i];
+    all_bytes += bytes[i];
+  }
+  const long long blocks = min (max ((long long) info->sm_count, wave),
+      all_items);
+  int grid = 0;
+  for (int i = np.n - 1; i >= 0; i--) {
+    /* plane 0 (the luma) takes what the others' roundings leave */
+    long long b = i ? blocks * bytes[i] / all_bytes : blocks - grid;
+    b = max (1LL, min (b, items[i]));
+    const int strips = (np.plane[i].width + S0::strip - 1) / S0::strip;
+    np.plane[i].blocks = strip_aligned_blocks ((int) b, strips);
+    grid += np.plane[i].blocks;
+  }
+  kernel <<< grid, threads, smem, stream >>> (np);
+  return cudaGetLastError ();
 }
 
 /* The tensor-core pass, where the device has integer MMA (sm_80 on), the
@@ -313,6 +379,15 @@ launch_blur (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   cudaError_t e = cf::current_device_info (&info);
   if (e != cudaSuccess)
     return e;
+  if constexpr (C <= 2) {
+    if (narrow_applies (src, src_pitch, dst, dst_pitch, width, C, a, info)) {
+      NarrowPlanes np = { };
+      np.plane[0] = narrow_plane_of (src, src_pitch, dst, dst_pitch, width,
+          height, a);
+      np.n = 1;
+      return launch_narrow < C, 0 > (np, info, stream);
+    }
+  }
   if (try_mma < C > (src, src_pitch, dst, dst_pitch, width, height, a,
           info, stream, &e))
     return e;
@@ -372,20 +447,26 @@ cf_blur_scratch_pitch (int width, int channels)
   return ((size_t) width * channels * 2 + 255) / 256 * 256;
 }
 
-extern "C" CfError
-cf_blur_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
-    int width, int height, int channels, const CfBlurKernel * kx,
-    const CfBlurKernel * ky, CfBorder border, const uint8_t border_value[4],
-    void *scratch, CfStream stream)
-{
-  if (!src || !dst || !scratch || width <= 0 || height <= 0 || channels < 1
-      || channels > 4 || src_pitch < (size_t) width * channels
-      || dst_pitch < (size_t) width * channels
-      || !kernel_ok (kx, CF_BLUR_H_BITS) || !kernel_ok (ky, CF_BLUR_V_BITS)
-      || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT
-      || (long long) height * ((width + 511) / 512) > INT32_MAX / 2)
-    return cudaErrorInvalidValue;
+namespace {
 
+/* Whether cf_blur_plane takes these arguments */
+bool
+plane_ok (const void *src, size_t src_pitch, const void *dst,
+    size_t dst_pitch, int width, int height, int channels,
+    const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border)
+{
+  return src && dst && width > 0 && height > 0 && channels >= 1
+      && channels <= 4 && src_pitch >= (size_t) width * channels
+      && dst_pitch >= (size_t) width * channels
+      && kernel_ok (kx, CF_BLUR_H_BITS) && kernel_ok (ky, CF_BLUR_V_BITS)
+      && border >= CF_BORDER_REPLICATE && border <= CF_BORDER_CONSTANT
+      && (long long) height * ((width + 511) / 512) <= INT32_MAX / 2;
+}
+
+BlurArgs
+blur_args_of (const CfBlurKernel * kx, const CfBlurKernel * ky,
+    CfBorder border, const uint8_t border_value[4])
+{
   BlurArgs a = { };
   a.rx = kx->radius;
   a.ry = ky->radius;
@@ -396,7 +477,59 @@ cf_blur_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
     a.wx[i] = (float) kx->w[i];
   for (int i = 0; i <= a.ry; i++)
     a.wy[i] = (float) ky->w[i];
+  return a;
+}
 
+/* A frame's planes in one launch of blur_mma8_narrow_kernel, where it
+ * takes every plane and their channels are one of its pairs (1; 2; 1 and
+ * 1, as I420's and Y444's; 1 and 2, as NV12's); false where not */
+bool
+try_narrow_planes (const CfBlurPlane * planes, int n, CfBorder border,
+    const DeviceInfo * info, cudaStream_t stream, cudaError_t * e)
+{
+  NarrowPlanes np = { };
+  const int c0 = planes[0].channels, c1 = n > 1 ? planes[1].channels : 0;
+
+  for (int i = 0; i < n; i++) {
+    const CfBlurPlane & p = planes[i];
+    /* (the border value does not matter: the narrow kernel takes no
+     * constant border) */
+    const BlurArgs a = blur_args_of (p.kx, p.ky, border, nullptr);
+    if ((i > 1 && p.channels != c1)
+        || !narrow_applies ((const uint8_t *) p.src, p.src_pitch,
+            (const uint8_t *) p.dst, p.dst_pitch, p.width, p.channels, a,
+            info))
+      return false;
+    np.plane[i] = narrow_plane_of ((const uint8_t *) p.src, p.src_pitch,
+        (uint8_t *) p.dst, p.dst_pitch, p.width, p.height, a);
+  }
+  np.n = n;
+  if (c0 == 1 && c1 == 0)
+    *e = launch_narrow < 1, 0 > (np, info, stream);
+  else if (c0 == 2 && c1 == 0)
+    *e = launch_narrow < 2, 0 > (np, info, stream);
+  else if (c0 == 1 && c1 == 1)
+    *e = launch_narrow < 1, 1 > (np, info, stream);
+  else if (c0 == 1 && c1 == 2)
+    *e = launch_narrow < 1, 2 > (np, info, stream);
+  else
+    return false;
+  return true;
+}
+
+}                               /* namespace */
+
+extern "C" CfError
+cf_blur_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
+    int width, int height, int channels, const CfBlurKernel * kx,
+    const CfBlurKernel * ky, CfBorder border, const uint8_t border_value[4],
+    void *scratch, CfStream stream)
+{
+  if (!scratch || !plane_ok (src, src_pitch, dst, dst_pitch, width, height,
+          channels, kx, ky, border))
+    return cudaErrorInvalidValue;
+
+  const BlurArgs a = blur_args_of (kx, ky, border, border_value);
   cf_forget_earlier_errors ();
   const uint8_t *s = (const uint8_t *) src;
   uint8_t *d = (uint8_t *) dst;
@@ -417,4 +550,41 @@ cf_blur_plane (const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
       return launch_blur < 4 > (s, src_pitch, d, dst_pitch, width, height, t,
           tp, a, st);
   }
+}
+
+extern "C" CfError
+cf_blur_planes (const CfBlurPlane * planes, int n_planes, CfBorder border,
+    void *scratch, CfStream stream)
+{
+  if (!planes || n_planes < 1 || n_planes > kNarrowMaxPlanes || !scratch)
+    return cudaErrorInvalidValue;
+  for (int i = 0; i < n_planes; i++) {
+    const CfBlurPlane & p = planes[i];
+    if (!plane_ok (p.src, p.src_pitch, p.dst, p.dst_pitch, p.width, p.height,
+            p.channels, p.kx, p.ky, border))
+      return cudaErrorInvalidValue;
+    for (int c = 0; c < 4; c++)
+      if (p.border_value[c] > 255)
+        return cudaErrorInvalidValue;
+  }
+
+  const DeviceInfo *info;
+  cudaError_t e = cf::current_device_info (&info);
+  if (e != cudaSuccess)
+    return e;
+  cf_forget_earlier_errors ();
+  if (try_narrow_planes (planes, n_planes, border, info,
+          (cudaStream_t) stream, &e))
+    return e;
+  CfError err = cudaSuccess;
+  for (int i = 0; i < n_planes && err == cudaSuccess; i++) {
+    const CfBlurPlane & p = planes[i];
+    uint8_t border_value[4];
+    for (int c = 0; c < 4; c++)
+      border_value[c] = (uint8_t) p.border_value[c];
+    err = cf_blur_plane (p.src, p.src_pitch, p.dst, p.dst_pitch, p.width,
+        p.height, p.channels, p.kx, p.ky, border, border_value, scratch,
+        stream);
+  }
+  return err;
 }

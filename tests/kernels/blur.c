@@ -311,6 +311,113 @@ GST_START_TEST (test_blur_extreme_weights)
 
 GST_END_TEST;
 
+/* cf_blur_planes on a frame's 8-bit planes at once, each against its CPU
+ * reference: NV12 (luma, then chroma of 2 channels at half size and half
+ * sigma), I420 (3 planes, the chroma at half size) and Y444 (3 alike, the
+ * same sigma); sigma_y 0.7 sigma_x; random border values.  `offset`: the
+ * sources start 16 bytes into their allocations, or 1 (rows off the
+ * 16-byte grid: plane by plane), or 0. */
+typedef enum
+{ LAYOUT_NV12, LAYOUT_I420, LAYOUT_Y444 } BytePlanesLayout;
+
+static void
+run_planes_case (gint w, gint h, BytePlanesLayout layout, double sigma,
+    CfBorder border, PitchMode mode, gint offset, gboolean solid)
+{
+  static const gchar *names[] = { "NV12", "I420", "Y444" };
+  gboolean subsampled = layout != LAYOUT_Y444;
+  gint n = layout == LAYOUT_NV12 ? 2 : 3, i, c;
+  gchar *what = g_strdup_printf ("blur planes %dx%d %s, sigma %g, border "
+      "%d, pitch mode %d, sources %d bytes in%s", w, h, names[layout], sigma,
+      border, mode, offset, solid ? ", solid" : "");
+  PlaneCase pc[3];
+  CfBlurPlane planes[3];
+  CfBlurKernel kx[3], ky[3];
+  gsize scratch_size = 0;
+  void *scratch;
+  CfError err;
+
+  for (i = 0; i < n; i++) {
+    gint pw = i && subsampled ? (w + 1) / 2 : w;
+    gint ph = i && subsampled ? (h + 1) / 2 : h;
+    gint ch = i && layout == LAYOUT_NV12 ? 2 : 1;
+    double sx = i && subsampled ? sigma / 2 : sigma, sy = 0.7 * sx;
+    gsize row = (gsize) pw * ch;
+    guint8 bv[4];
+
+    plane_case_init (&pc[i], row + offset, row, ph, mode);
+    if (solid)
+      memset (pc[i].src, g_rand_int_range (rand_, 0, 256), pc[i].src_size);
+    plane_case_upload (&pc[i]);
+    fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
+            CF_BLUR_H_BITS, &kx[i]) == 0);
+    fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
+            CF_BLUR_V_BITS, &ky[i]) == 0);
+    cf_test_fill_random (rand_, bv, 4);
+    planes[i].src = pc[i].d_src + pc[i].src_off + offset;
+    planes[i].src_pitch = pc[i].src_pitch;
+    planes[i].dst = pc[i].d_dst + pc[i].dst_off;
+    planes[i].dst_pitch = pc[i].dst_pitch;
+    planes[i].width = pw;
+    planes[i].height = ph;
+    planes[i].channels = ch;
+    planes[i].kx = &kx[i];
+    planes[i].ky = &ky[i];
+    for (c = 0; c < 4; c++)
+      planes[i].border_value[c] = bv[c];
+    cf_ref_blur_plane (pc[i].src + pc[i].src_off + offset, pc[i].src_pitch,
+        pc[i].want + pc[i].dst_off, pc[i].dst_pitch, pw, ph, ch, &kx[i],
+        &ky[i], border, bv);
+    scratch_size = MAX (scratch_size, cf_blur_scratch_bytes (pw, ph, ch));
+  }
+  CUDA_OK (cudaMalloc (&scratch, scratch_size));
+  CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  err = cf_blur_planes (planes, n, border, scratch, NULL);
+  for (i = 0; i < n; i++)
+    plane_case_finish (&pc[i], err, what);
+  CUDA_OK (cudaFree (scratch));
+  g_free (what);
+}
+
+/* Frames whose every plane the one launch takes on sm_90 (widths a
+ * multiple of 32, so that I420's chroma rows are whole 16-byte units;
+ * short, tall and 1080p frames, the last strips part-filled), and frames
+ * that go plane by plane: a chroma plane too narrow (48: 24 pixels),
+ * odd widths, rows off the 16-byte grid, the constant border, a radius
+ * over 8 (sigma 5: 15 and 8) */
+GST_START_TEST (test_blur_planes_equals_reference)
+{
+  static const double sigmas[] = { 0.3, 1.3, 2.6 };
+  static const struct
+  {
+    gint w, h;
+  } frames[] = { {64, 1}, {96, 17}, {160, 300}, {1920, 1080}, {48, 9},
+  {37, 23}
+  };
+  guint s, f;
+  gint layout, border;
+
+  for (layout = LAYOUT_NV12; layout <= LAYOUT_Y444; layout++)
+    for (border = CF_BORDER_REPLICATE; border <= CF_BORDER_CONSTANT; border++)
+      for (f = 0; f < G_N_ELEMENTS (frames); f++) {
+        s = (f + border + layout) % G_N_ELEMENTS (sigmas);
+        run_planes_case (frames[f].w, frames[f].h, layout, sigmas[s], border,
+            (f + border) % 2 ? PITCH_PADDED : PITCH_TIGHT, 0, FALSE);
+      }
+  for (layout = LAYOUT_NV12; layout <= LAYOUT_Y444; layout++) {
+    run_planes_case (1280, 720, layout, 2.6, CF_BORDER_REFLECT_101,
+        PITCH_PADDED, 16, FALSE);
+    run_planes_case (1280, 720, layout, 2.6, CF_BORDER_REPLICATE,
+        PITCH_PADDED, 1, FALSE);
+    run_planes_case (640, 64, layout, 5, CF_BORDER_REPLICATE, PITCH_TIGHT, 0,
+        FALSE);
+    run_planes_case (320, 48, layout, 2.6, CF_BORDER_REPLICATE, PITCH_TIGHT,
+        0, TRUE);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_blur_invalid_arguments)
 {
   guint8 *d;
@@ -326,6 +433,39 @@ GST_START_TEST (test_blur_invalid_arguments)
             CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
     fail_if (cf_blur_plane (d, 64, d + 2048, 64, 4, 4, 5, &k, &k,
             CF_BORDER_REPLICATE, NULL, d + 1024, NULL) == 0);
+  }
+  {
+    /* planes: none, too many, no scratch, one of them bad, a border value
+     * over a byte */
+    CfBlurKernel kx, ky;
+    CfBlurPlane planes[4] = {
+      {d, 64, d + 2048, 64, 8, 4, 1, &kx, &ky, {0, 0, 0, 0}},
+      {d + 512, 64, d + 2560, 64, 4, 2, 2, &kx, &ky, {0, 0, 0, 0}}
+    };
+
+    cf_blur_kernel_make (1, 3, CF_BLUR_H_BITS, &kx);
+    cf_blur_kernel_make (1, 3, CF_BLUR_V_BITS, &ky);
+    fail_unless (cf_blur_planes (planes, 2, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    fail_if (cf_blur_planes (NULL, 2, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    fail_if (cf_blur_planes (planes, 0, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    fail_if (cf_blur_planes (planes, 4, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    fail_if (cf_blur_planes (planes, 2, CF_BORDER_REPLICATE, NULL, NULL) == 0);
+    fail_if (cf_blur_planes (planes, 2, (CfBorder) 7, d + 1024, NULL) == 0);
+    planes[1].ky = &kx;
+    fail_if (cf_blur_planes (planes, 2, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    planes[1].ky = &ky;
+    planes[1].dst_pitch = 7;
+    fail_if (cf_blur_planes (planes, 2, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    planes[1].dst_pitch = 64;
+    planes[1].border_value[2] = 256;
+    fail_if (cf_blur_planes (planes, 2, CF_BORDER_CONSTANT, d + 1024,
+            NULL) == 0);
   }
   CUDA_OK (cudaDeviceSynchronize ());
   CUDA_OK (cudaFree (d));
@@ -454,7 +594,7 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
       "border %d, pitch mode %d%s", w, h, layouts[layout].name, sigma, border,
       mode, offset ? ", sources 2 bytes in" : "");
   PlaneCase pc[3];
-  CfBlurWordPlane planes[3];
+  CfBlurPlane planes[3];
   CfBlurKernel kx[3], ky[3];
   gsize scratch_size = 0;
   void *scratch;
@@ -650,7 +790,7 @@ GST_START_TEST (test_blur_words_invalid_arguments)
   fail_unless (cf_blur_word_scratch_bytes (0, 4, 4) == 0);
   {
     /* planes: none, too many, one of them bad */
-    CfBlurWordPlane planes[4] = {
+    CfBlurPlane planes[4] = {
       {d, 16, d + 1024, 16, 8, 4, 1, &k, &k, {0, 0, 0, 0}},
       {d + 256, 16, d + 1280, 16, 4, 2, 2, &k, &k, {0, 0, 0, 0}}
     };
@@ -730,6 +870,7 @@ CF_KERNEL_TEST_MAIN ("kernels-blur",
     CF_KERNEL_TEST (test_blur_folded_edges),
     CF_KERNEL_TEST (test_blur_direct_rows),
     CF_KERNEL_TEST (test_blur_direct_planes),
+    CF_KERNEL_TEST (test_blur_planes_equals_reference),
     CF_KERNEL_TEST (test_blur_large_radii),
     CF_KERNEL_TEST (test_blur_extreme_weights),
     CF_KERNEL_TEST (test_blur_invalid_arguments),
