@@ -106,6 +106,8 @@ def variant_style(variant, seeds):
 
 def plot_kernels(rows, outdir):
     written = []
+    # (the empty launch has no frame to plot against)
+    rows = [r for r in rows if int(r["width"]) * int(r["height"]) > 0]
     for op in sorted({r["op"] for r in rows}):
         op_rows = [r for r in rows if r["op"] == op]
         formats = sorted({r["format"] for r in op_rows})

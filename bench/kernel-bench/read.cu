@@ -1,5 +1,5 @@
 /* kernel-bench's read rows: the floor a reading kernel can reach, measured
- * as the other rows are.  A plain kernel reads the frame once in 16-byte
+ * as the other rows are, and an empty launch's cost.  A plain kernel reads the frame once in 16-byte
  * vectors, four a thread in flight, one wave of blocks, and adds it up
  * (one atomic a warp, so that nothing is optimised away).  The "floor" column is bytes over the copy
  * bandwidth; this row adds what any launch costs (its start, its wave's
@@ -34,6 +34,29 @@ read_kernel (const uint4 * data, size_t n, unsigned int *sum)
     atomicAdd (sum, acc);
 }
 
+__global__ void
+empty_kernel (void)
+{
+}
+
+/* The fixed cost of a launch, timed as every row is: a wave of blocks of
+ * the read's shape that do nothing.  It and the floor column of a row
+ * make #47's launch-inclusive floor; its copy column is a 1-byte copy. */
+Row
+bench_empty (void)
+{
+  Row row = make_row ("empty", "no work", kRGBA, 0, 0, false, 0);
+  row.note = "a wave of empty blocks";
+  int sms;
+  CHECK (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0));
+  Launch launch =[&](int) {
+    empty_kernel <<< 2 * sms, 1024 >>> ();
+    return (int) cudaGetLastError ();
+  };
+  time_row (row, launch, false);
+  return row;
+}
+
 /* A frame of @fmt read whole, rows and padding alike, as one run. */
 Row
 bench_read (int w, int h, const Format & fmt)
@@ -57,10 +80,13 @@ bench_read (int w, int h, const Format & fmt)
 
 }                               /* namespace */
 
-/* RGBA, NV12 and P010 at 4K and 1080p */
+/* RGBA, NV12 and P010 at 4K and 1080p, and the empty launch */
 void
 add_read_cases (Cases & cases)
 {
+  add_case (cases, "empty kernel",[] {
+        return bench_empty ();
+      });
   for (const Format * fmt: {&kRGBA, &kNV12, &kP010})
     for (const Size * s: {&k4K, &kSizes[1]})
       add_case (cases, case_name ("read", *fmt, *s, "", false),[=] {
