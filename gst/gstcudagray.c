@@ -352,48 +352,51 @@ gst_cuda_gray_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
   GstCudaGray *self = GST_CUDA_GRAY (base);
   gint width = GST_VIDEO_INFO_WIDTH (in->info);
   gint height = GST_VIDEO_INFO_HEIGHT (in->info);
+  CfNeutralPlanes neutral = { 0 };
   CfGrayMatrix matrix;
-  CfError err;
   guint p;
 
   GST_OBJECT_LOCK (self);
   matrix = self->matrix;
   GST_OBJECT_UNLOCK (self);
 
-  if (self->rgb10a2 && self->out_words)
-    err = cf_gray16_from_rgb10a2 (in->data[0], in->stride[0], out->data[0],
-        out->stride[0], width, height, self->swap_rb, matrix, stream);
-  else if (self->rgb10a2)
-    err = cf_gray8_from_rgb10a2 (in->data[0], in->stride[0], out->data[0],
-        out->stride[0], width, height, self->swap_rb, matrix, stream);
-  else if (self->in_depth > 8 && self->out_words)
-    err = cf_plane_to_msb16 (in->data[0], in->stride[0], out->data[0],
-        out->stride[0], width, height, self->in_depth, self->in_shift, stream);
-  else if (self->in_depth > 8)
-    err = cf_plane_to_8 (in->data[0], in->stride[0], out->data[0],
-        out->stride[0], width, height, self->in_depth, self->in_shift, stream);
-  else if (self->packed_rgb)
-    err = cf_gray_from_packed (in->data[0], in->stride[0], out->data[0],
-        out->stride[0], width, height, self->layout, matrix, stream);
-  else
-    err = cf_copy_plane (in->data[0], in->stride[0], out->data[0],
-        out->stride[0], width, height, stream);
-
   /* NV12/I420 or P010/P016 in CUDA memory: neutral chroma (the middle of
-   * the range) makes the frame grey */
-  for (p = 1; err == 0 && p < GST_VIDEO_INFO_N_PLANES (out->info); p++) {
+   * the range) makes the frame grey.  The launch of the grey plane sets
+   * it as well where the planes allow (CfNeutralPlanes): a launch a frame
+   * rather than one a plane (#47). */
+  neutral.n_planes = GST_VIDEO_INFO_N_PLANES (out->info) - 1;
+  g_assert (neutral.n_planes <= CF_NEUTRAL_MAX_PLANES);
+  neutral.words = self->out_words;
+  for (p = 0; p < (guint) neutral.n_planes; p++) {
     gsize row_bytes;
     guint rows;
 
-    gst_cuda_filters_base_plane_extent (out->info, p, &row_bytes, &rows);
-    if (self->out_words)
-      err = cf_fill_plane16 (out->data[p], out->stride[p],
-          (gint) (row_bytes / 2), rows, 0x8000, stream);
-    else
-      err = cf_fill_plane (out->data[p], out->stride[p], row_bytes, rows,
-          128, stream);
+    gst_cuda_filters_base_plane_extent (out->info, p + 1, &row_bytes, &rows);
+    neutral.data[p] = out->data[p + 1];
+    neutral.pitch[p] = out->stride[p + 1];
+    neutral.row_bytes[p] = row_bytes;
+    neutral.rows[p] = rows;
   }
-  return err;
+
+  if (self->rgb10a2 && self->out_words)
+    return cf_gray16_from_rgb10a2 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->swap_rb, matrix, &neutral, stream);
+  if (self->rgb10a2)
+    return cf_gray8_from_rgb10a2 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->swap_rb, matrix, &neutral, stream);
+  if (self->in_depth > 8 && self->out_words)
+    return cf_plane_to_msb16 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->in_depth, self->in_shift,
+        &neutral, stream);
+  if (self->in_depth > 8)
+    return cf_plane_to_8 (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->in_depth, self->in_shift,
+        &neutral, stream);
+  if (self->packed_rgb)
+    return cf_gray_from_packed (in->data[0], in->stride[0], out->data[0],
+        out->stride[0], width, height, self->layout, matrix, &neutral, stream);
+  return cf_gray_copy_luma (in->data[0], in->stride[0], out->data[0],
+      out->stride[0], width, height, &neutral, stream);
 }
 
 static void

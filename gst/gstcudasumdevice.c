@@ -372,7 +372,7 @@ cf_sum_device_analyse (CfSumDevice * d, GstCudaFiltersBase * base,
       err = cf_gray8_from_rgb10a2 (region->planes[0].data,
           region->planes[0].pitch, key8, key.previous_pitch, region->width,
           region->height, region->rgb10a2 == CF_BGR10A2, CF_GRAY_MATRIX_BT601,
-          stream);
+          NULL, stream);
     if (err == 0 && key8) {
       CfSamplePlane key8_plane = { key8, key.previous_pitch, region->width,
         region->height, 1, {0, -1, -1, -1}

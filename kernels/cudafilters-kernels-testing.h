@@ -1,6 +1,7 @@
 /* Hooks of the kernels for their tests only, not for the plugin: the
  * choices dispatch makes by the GPU, forced so that one GPU runs every
- * path.  No GStreamer types, as cudafilters-kernels.h. */
+ * path, and which way dispatch went.  No GStreamer types, as
+ * cudafilters-kernels.h. */
 #ifndef CUDAFILTERS_KERNELS_TESTING_H
 #define CUDAFILTERS_KERNELS_TESTING_H
 
@@ -21,6 +22,12 @@ typedef enum
 } CfHistLayout;
 
 void cf_hist_set_layout (CfHistLayout layout);
+
+/* The launches of the grey entry points that have also set their frame's
+ * neutral planes (CfNeutralPlanes), rather than leaving them to launches
+ * of their own, since the program began: tests check which way a frame
+ * went.  Process-wide. */
+unsigned long long cf_gray_neutral_fused_launches (void);
 
 #ifdef __cplusplus
 }

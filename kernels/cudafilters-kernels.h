@@ -60,20 +60,60 @@ typedef struct
   int r, g, b;
 } CfPackedLayout;
 
+/* The chroma planes of a grey frame, which the grey entry points below
+ * set to the neutral value (the middle of the range, which makes the
+ * frame grey): bytes of 128 (NV12: one plane of interleaved pairs; I420:
+ * two), or with `words` 16-bit little-endian words of 0x8000 (P010,
+ * P016).  Each of the n_planes (0 to 2) planes is row_bytes x rows of a
+ * pitched device plane, written exactly, the padding left alone; a plane
+ * of no rows or bytes is left alone.  NULL, or no planes: the grey plane
+ * only.  The planes overlap neither each other nor the grey plane.  Each
+ * is within what cf_fill_plane () takes ((row_bytes + 15) / 16 * rows
+ * under 2^31 - 256, row_bytes under 2^31) and, for words,
+ * cf_fill_plane16 () (row_bytes even, at most 524280 rows).
+ *
+ * Where every plane's data and pitch are multiples of 16, the planes are
+ * filled by more blocks of the launch that writes the grey plane, so that
+ * a frame costs one launch, not one a plane: each launch costs CPU time
+ * (#47).
+ * Otherwise, or where that launch would pass the grid's limits, they are
+ * filled by cf_fill_plane () or cf_fill_plane16 () after it: the same
+ * bytes either way.  Every argument is checked before anything is
+ * launched. */
+#define CF_NEUTRAL_MAX_PLANES 2
+typedef struct
+{
+  void *data[CF_NEUTRAL_MAX_PLANES];
+  size_t pitch[CF_NEUTRAL_MAX_PLANES];
+  size_t row_bytes[CF_NEUTRAL_MAX_PLANES];
+  int rows[CF_NEUTRAL_MAX_PLANES];
+  int n_planes;
+  int words;
+} CfNeutralPlanes;
+
 /* dst (one byte per pixel) = grey of src (packed RGB).  Both planes are
- * width x height pixels with their own pitch in bytes. */
+ * width x height pixels with their own pitch in bytes.  `neutral`: the
+ * frame's chroma planes to set (above), or NULL. */
 CfError cf_gray_from_packed (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height,
-    CfPackedLayout layout, CfGrayMatrix matrix, CfStream stream);
+    CfPackedLayout layout, CfGrayMatrix matrix,
+    const CfNeutralPlanes * neutral, CfStream stream);
+
+/* dst = src, row_bytes x rows (a YUV frame's luma plane, kept as it is),
+ * and the `neutral` planes set (or NULL): cf_copy_plane () with them.
+ * row_bytes and rows more than 0. */
+CfError cf_gray_copy_luma (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, size_t row_bytes, int rows,
+    const CfNeutralPlanes * neutral, CfStream stream);
 
 void cf_ref_gray_from_packed (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height,
     CfPackedLayout layout, CfGrayMatrix matrix);
 
-/* High bit depth (docs/design/high-bit-depth.md; the kernels are not yet
- * used by the elements).  A plane of 16-bit little-endian words holds
- * d-bit samples v at bit `shift` (P010: depth 10, shift 6; I420_10LE:
- * depth 10, shift 0): v = (word >> shift) & (2^depth - 1). */
+/* High bit depth (docs/design/high-bit-depth.md).  A plane of 16-bit
+ * little-endian words holds d-bit samples v at bit `shift` (P010: depth
+ * 10, shift 6; I420_10LE: depth 10, shift 0): v = (word >> shift) &
+ * (2^depth - 1). */
 
 /* dst (16-bit words) = grey of src (32-bit RGB10A2_LE words: R in bits
  * 0-9, G 10-19, B 20-29; with swap_rb BGR10A2_LE, B in bits 0-9), MSB
@@ -97,20 +137,21 @@ void cf_ref_plane_to_8 (const void *src, size_t src_pitch, void *dst,
 /* The kernels of the three references above, on `stream`: the same bytes.
  * Any alignment; width in pixels (16-bit samples in, 32-bit words for
  * RGB10A2); a depth and shift the reference's (to_8: depth 9 to 16), with
- * depth + shift at most 16. */
+ * depth + shift at most 16.  `neutral`: the frame's chroma planes to set
+ * (CfNeutralPlanes), or NULL. */
 CfError cf_gray16_from_rgb10a2 (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int swap_rb,
-    CfGrayMatrix matrix, CfStream stream);
+    CfGrayMatrix matrix, const CfNeutralPlanes * neutral, CfStream stream);
 /* bytes: cf_ref_gray16_from_rgb10a2, then cf_ref_plane_to_8 at depth 16 */
 CfError cf_gray8_from_rgb10a2 (const void *src, size_t src_pitch,
     void *dst, size_t dst_pitch, int width, int height, int swap_rb,
-    CfGrayMatrix matrix, CfStream stream);
+    CfGrayMatrix matrix, const CfNeutralPlanes * neutral, CfStream stream);
 CfError cf_plane_to_msb16 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int depth, int shift,
-    CfStream stream);
+    const CfNeutralPlanes * neutral, CfStream stream);
 CfError cf_plane_to_8 (const void *src, size_t src_pitch, void *dst,
     size_t dst_pitch, int width, int height, int depth, int shift,
-    CfStream stream);
+    const CfNeutralPlanes * neutral, CfStream stream);
 
 /* ---- Gaussian blur (stencil pattern) ---------------------------------- */
 

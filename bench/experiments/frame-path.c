@@ -87,7 +87,7 @@ run (const char *name, gboolean gst_ctx, gboolean driver_pinned,
     }
     if (kernel)
       cf_gray_from_packed ((void *) din, W * 4, (void *) dout, W, W, H, rgba,
-          CF_GRAY_MATRIX_BT601, (CfStream) stream);
+          CF_GRAY_MATRIX_BT601, NULL, (CfStream) stream);
     if (api == DRIVER_COPIES) {
       CUDA_MEMCPY2D c = { 0, };
       c.srcMemoryType = CU_MEMORYTYPE_DEVICE;

@@ -1,6 +1,7 @@
 /* kernel-bench's gray rows (a map): cf_gray_from_packed, and NV12's luma
- * plane copied out (cf_copy_plane) as cudagray does.  The kernel's design
- * is in docs/design/gray.md. */
+ * plane copied out (cf_gray_copy_luma) as cudagray does.  Neither sets an
+ * output's chroma, which cudagray's launch does for output in CUDA memory.
+ * The kernel's design is in docs/design/gray.md. */
 #include "harness.cuh"
 
 /* Packed RGB(A) to GRAY8, or NV12's luma plane copied out as the element
@@ -22,15 +23,15 @@ bench_gray (int w, int h, const Format & fmt, bool solid)
 
   Launch launch =[&](int i) {
     if (luma)
-      return cf_copy_plane (in[i], in.pitch, out[i], out.pitch, w, h,
-          nullptr);
+      return cf_gray_copy_luma (in[i], in.pitch, out[i], out.pitch, w, h,
+          nullptr, nullptr);
     return cf_gray_from_packed (in[i], in.pitch, out[i], out.pitch, w, h,
-        layout, CF_GRAY_MATRIX_BT709, nullptr);
+        layout, CF_GRAY_MATRIX_BT709, nullptr, nullptr);
   };
   out.poison (0);
   CHECK (launch (0));
   std::vector < uint8_t > got = out.download (0), want (out.bytes ());
-  /* cf_copy_plane's reference is a row-by-row memcpy */
+  /* cf_gray_copy_luma's reference is a row-by-row memcpy */
   auto reference =[&] {
     if (luma)
       for (int y = 0; y < h; y++)
@@ -69,8 +70,8 @@ bench_gray_words (int w, int h, bool to_8)
 
   Launch launch =[&](int i) {
     return to_8 ? cf_plane_to_8 (in[i], in.pitch, out[i], out.pitch, w, h, 10,
-        shift, nullptr) : cf_plane_to_msb16 (in[i], in.pitch, out[i],
-        out.pitch, w, h, 10, shift, nullptr);
+        shift, nullptr, nullptr) : cf_plane_to_msb16 (in[i], in.pitch, out[i],
+        out.pitch, w, h, 10, shift, nullptr, nullptr);
   };
   out.poison (0);
   CHECK (launch (0));

@@ -8,13 +8,17 @@
  *   rgb10a2_kernel<TO_8> grey of RGB10A2_LE or BGR10A2_LE words, MSB-aligned
  *                        (cf_ref_gray16_from_rgb10a2) or to 8 bits (that,
  *                        then cf_ref_plane_to_8 at depth 16).
- * The arithmetic is gray-reference.c's, bit for bit.  Tests (kernels-gray):
- * test_high_bit_equals_reference, test_rgb10a2_equals_reference.  Their
- * speed against the floor is in docs/performance.md. */
+ * The blocks after the plane's set the neutral chroma
+ * (gray-neutral.cuh).  The arithmetic is gray-reference.c's, bit for
+ * bit.  Tests (kernels-gray): test_high_bit_equals_reference,
+ * test_rgb10a2_equals_reference, test_neutral_planes.  Their speed
+ * against the floor is in docs/performance.md. */
 #ifndef CUDAFILTERS_GRAY_HIGH_BIT_CUH
 #define CUDAFILTERS_GRAY_HIGH_BIT_CUH
 
 #include <stdint.h>
+
+#include "gray-neutral.cuh"
 
 namespace {
 
@@ -44,8 +48,10 @@ convert_word (uint32_t word, int depth, int shift)
 template < bool TO_8 > __global__ void
 words_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
-    int depth, int shift)
+    int depth, int shift, NeutralFill fill)
 {
+  if (neutral_fill_block (fill))
+    return;
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height)
@@ -64,8 +70,10 @@ words_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
 template < bool TO_8 > __global__ void
 words8_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
-    int depth, int shift)
+    int depth, int shift, NeutralFill fill)
 {
+  if (neutral_fill_block (fill))
+    return;
   int x = 8 * (blockIdx.x * blockDim.x + threadIdx.x);
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height)
@@ -101,8 +109,10 @@ words8_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
 template < bool TO_8 > __global__ void
 rgb10a2_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width, int height,
-    uint32_t kr, uint32_t kg, uint32_t kb, bool swap_rb)
+    uint32_t kr, uint32_t kg, uint32_t kb, bool swap_rb, NeutralFill fill)
 {
+  if (neutral_fill_block (fill))
+    return;
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height)

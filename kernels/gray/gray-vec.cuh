@@ -4,25 +4,29 @@
  * flattened into one index space so no thread idles at the end of a row;
  * a row's ragged end, where the width is not a multiple of the pixels a
  * thread, is done a pixel at a time.
+ * The blocks after the plane's set the neutral chroma (gray-neutral.cuh).
  * Dispatch (launch_gray): the source's base and pitch multiples of 16,
  * the destination's of the pixels a thread.
  * Tests: test_gpu_equals_reference (tight and padded pitches),
- * test_gpu_solid_colour. */
+ * test_gpu_solid_colour, test_neutral_planes. */
 #ifndef CUDAFILTERS_GRAY_VEC_CUH
 #define CUDAFILTERS_GRAY_VEC_CUH
 
 #include "gray-policy.cuh"
 #include "gray-device.cuh"
+#include "gray-neutral.cuh"
 
 namespace {
 
 template < int BPP > __global__ void
 gray_vec_kernel (const uint8_t * __restrict__ src, size_t src_pitch,
     uint8_t * __restrict__ dst, size_t dst_pitch, int width,
-    int groups_per_row, int n_groups, ByteWeights w)
+    int groups_per_row, int n_groups, ByteWeights w, NeutralFill fill)
 {
   constexpr int PX = pixels_per_thread < BPP > ();
   constexpr int LOADS = PX * BPP / 16;
+  if (neutral_fill_block (fill))
+    return;
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= n_groups)
     return;

@@ -75,7 +75,7 @@ GST_START_TEST (test_earlier_runtime_error)
   fail_if (cudaMemcpy2DAsync (d, 16, d + 2048, 16, 32, 2,
           cudaMemcpyDeviceToDevice, NULL) == cudaSuccess);
   fail_unless (cf_gray_from_packed (d, 64, d + 2048, 64, 4, 4, rgba, 0,
-          NULL) == 0);
+          NULL, NULL) == 0);
   fail_if (cudaMemcpy2DAsync (d, 16, d + 2048, 16, 32, 2,
           cudaMemcpyDeviceToDevice, NULL) == cudaSuccess);
   fail_unless (cf_copy_plane (d, 64, d + 2048, 64, 16, 4, NULL) == 0);
