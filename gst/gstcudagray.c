@@ -365,9 +365,10 @@ gst_cuda_gray_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
    * it as well where the planes allow (CfNeutralPlanes): a launch a frame
    * rather than one a plane (#47). */
   neutral.n_planes = GST_VIDEO_INFO_N_PLANES (out->info) - 1;
-  g_assert (neutral.n_planes <= CF_NEUTRAL_MAX_PLANES);
   neutral.words = self->out_words;
-  for (p = 0; p < (guint) neutral.n_planes; p++) {
+  /* (the output caps have at most 3 planes; a count over the kernels'
+   * limit is refused by them, as an invalid value) */
+  for (p = 0; p < (guint) MIN (neutral.n_planes, CF_NEUTRAL_MAX_PLANES); p++) {
     gsize row_bytes;
     guint rows;
 
