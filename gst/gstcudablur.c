@@ -333,8 +333,7 @@ blur_planes_at_once (const CfBlurPlane * planes, guint n, const gint * shifts,
 {
   guint p;
 
-  /* (the kernels take at most 3) */
-  if (n > 3)
+  if (n > CF_BLUR_MAX_PLANES)
     return FALSE;
   for (p = 0; p < n; p++) {
     if (planes[p].kx->radius == 0 && planes[p].ky->radius == 0)

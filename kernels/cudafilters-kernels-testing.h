@@ -29,6 +29,11 @@ void cf_hist_set_layout (CfHistLayout layout);
  * went.  Process-wide. */
 unsigned long long cf_gray_neutral_fused_launches (void);
 
+/* The launches of cf_blur_planes that blurred two planes or more at once
+ * (the other calls went plane by plane) since the program began: tests
+ * check which way a frame went.  Process-wide. */
+unsigned long long cf_blur_planes_one_launches (void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -224,6 +224,9 @@ void cf_ref_blur_plane (const void *src, size_t src_pitch,
     const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border,
     const uint8_t border_value[4]);
 
+/* The planes of a frame cf_blur_planes and cf_blur_planes_words take */
+#define CF_BLUR_MAX_PLANES 3
+
 /* A plane of cf_blur_planes (8 bits: as cf_blur_plane's arguments, each
  * border value at most 255) and of cf_blur_planes_words (as
  * cf_blur_plane_words' arguments) */
@@ -238,14 +241,16 @@ typedef struct
   uint16_t border_value[4];
 } CfBlurPlane;
 
-/* Blurs a frame's planes of 8-bit channels (1 to 3 planes), each as
- * cf_blur_plane would, to the same bytes; in one launch where one kernel
- * takes them all (on sm_90 on: radii up to 8, the replicate and
- * reflect-101 rules, 1 or 2 channels, the first plane of 1 where there
- * are more, the others alike, each at least 32 pixels wide, its rows whole
- * 16-byte units, 16-byte aligned in and out: NV12's, I420's and Y444's
- * planes, where their rows are), otherwise plane by plane.  No plane's
- * src or dst may overlap another's (they are read and written at once).
+/* Blurs a frame's planes of 8-bit channels (1 to CF_BLUR_MAX_PLANES),
+ * each as cf_blur_plane would, to the same bytes; in one launch where one
+ * kernel takes them all (on sm_90 on: both radii up to 8 with vertical
+ * weights exact in half precision, as cf_blur_kernel_make's are, the
+ * replicate and reflect-101 rules, 1 or 2 channels, the first plane of 1
+ * where there are more, the others alike, each at least 32 pixels wide,
+ * its rows whole 16-byte units, 16-byte aligned in and out and at most
+ * 64 MiB apart: NV12's, I420's and Y444's planes where their widths and
+ * rows allow), otherwise plane by plane.  No plane's src or dst may
+ * overlap another plane's (they are read and written at once; refused).
  * scratch: cf_blur_scratch_bytes () of the largest plane. */
 CfError cf_blur_planes (const CfBlurPlane * planes, int n_planes,
     CfBorder border, void *scratch, CfStream stream);
@@ -296,7 +301,8 @@ CfError cf_blur_plane_words (const void *src, size_t src_pitch,
     CfBorder border, const uint16_t border_value[4], void *scratch,
     CfStream stream);
 
-/* Blurs a frame's planes (1 to 3), each as cf_blur_plane_words would, to
+/* Blurs a frame's planes (1 to CF_BLUR_MAX_PLANES), each as
+ * cf_blur_plane_words would, to
  * the same words; in one launch where it can: the first plane of one
  * channel and the others alike, at radii (the larger of x and y) up to 4
  * and 4, 8 and 4, 12 and 8 or 16 and 8 (sigma and sigma / 2), where the

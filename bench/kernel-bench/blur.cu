@@ -161,8 +161,9 @@ bench_blur (int w, int h, const Format & fmt, double sigma, bool solid,
   Launch launch =[&](int i) {
     int err = 0;
     if (!apart) {
-      CfBlurPlane planes[2] = { };
-      for (size_t k = 0; k < geometry.size (); k++) {
+      CfBlurPlane planes[CF_BLUR_MAX_PLANES] = { };
+      for (size_t k = 0; k < geometry.size () && k < CF_BLUR_MAX_PLANES;
+          k++) {
         const Plane & g = geometry[k];
         planes[k] = {in[i] + g.first_row * in.pitch, in.pitch,
             out[i] + g.first_row * out.pitch, out.pitch, g.w, g.h,

@@ -1,7 +1,8 @@
-/* kernel-bench's read rows: the floor a reading kernel can reach, measured
- * as the other rows are, and an empty launch's cost.  A plain kernel reads the frame once in 16-byte
- * vectors, four a thread in flight, one wave of blocks, and adds it up
- * (one atomic a warp, so that nothing is optimised away).  The "floor" column is bytes over the copy
+/* kernel-bench's read rows: the floor a reading kernel can reach,
+ * measured as the other rows are, and an empty launch's cost.  A plain
+ * kernel reads the frame once in 16-byte vectors, four a thread in
+ * flight, one wave of blocks, and adds it up (one atomic a warp, so that
+ * nothing is optimised away).  The "floor" column is bytes over the copy
  * bandwidth; this row adds what any launch costs (its start, its wave's
  * tail), so an analysis kernel's ratio to it says how much of the gap to
  * the floor is its own work. */

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "cudafilters-kernels.h"
+
 namespace {
 
 /* ---- CUDA cores, two passes (blur-simt.cuh) ----------------------------- */
@@ -139,9 +141,10 @@ template < int C > struct Mma8NarrowShape
 constexpr int kNarrowAhead = 4;
 constexpr int kNarrowBuffers = 8;
 constexpr int kNarrowLaunchPerSm = 4;
-/* the radius of its HALO of 8, and a frame's planes in one launch */
+/* the largest radius its halo of 8 takes */
 constexpr int kNarrowMaxRadius = 8;
-constexpr int kNarrowMaxPlanes = 3;
+/* the planes of one launch (cf_blur_planes) */
+constexpr int kNarrowMaxPlanes = CF_BLUR_MAX_PLANES;
 
 /* ---- radii 33 to 150, tensor cores, two passes (blur-wide.cuh) ---------- */
 

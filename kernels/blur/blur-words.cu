@@ -321,7 +321,7 @@ extern "C" CfError
 cf_blur_planes_words (const CfBlurPlane * planes, int n_planes,
     int depth, int shift, CfBorder border, void *scratch, CfStream stream)
 {
-  if (!planes || n_planes < 1 || n_planes > 3 || !scratch
+  if (!planes || n_planes < 1 || n_planes > CF_BLUR_MAX_PLANES || !scratch
       || ((uintptr_t) scratch & 3)
       || border < CF_BORDER_REPLICATE || border > CF_BORDER_CONSTANT)
     return cudaErrorInvalidValue;

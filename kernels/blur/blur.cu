@@ -44,10 +44,12 @@
  * constants are in blur-policy.cuh, the reasons behind them in
  * docs/design/blur.md. */
 #include "cudafilters-kernels.h"
+#include "cudafilters-kernels-testing.h"
 #include "kernels-common.cuh"
 #include "launch-settings.cuh"
 
 #include <cuda_fp16.h>
+#include <atomic>
 #include <cstdlib>
 
 #include "blur-policy.cuh"
@@ -290,6 +292,9 @@ narrow_plane_of (const uint8_t * src, size_t src_pitch, uint8_t * dst,
   return p;
 }
 
+/* cf_blur_planes_one_launches () (cudafilters-kernels-testing.h) */
+std::atomic < unsigned long long >planes_one_launches (0);
+
 /* blur_mma8_narrow_kernel on `np`'s planes, plane 0 of C0 channels, the
  * others of C1 (0: plane 0 alone).  One wave of at most
  * kNarrowLaunchPerSm blocks an SM, shared among the planes by their
@@ -301,7 +306,11 @@ launch_narrow (NarrowPlanes & np, const DeviceInfo * info,
 {
   using S0 = Mma8NarrowShape < C0 >;
   using S1 = Mma8NarrowShape < (C1 ? C1 : C0) >;
+  static_assert (S0::strip == S1::strip, "one strip for the planes' shares");
   constexpr int threads = S0::threads;
+  /* (the kernel without C1 blurs plane 0 alone) */
+  if ((C1 == 0 && np.n != 1) || np.n < 1 || np.n > kNarrowMaxPlanes)
+    return cudaErrorInvalidValue;
   const size_t smem = kNarrowBuffers * max (S0::step_bytes, S1::step_bytes)
       + 2 * max (S0::out_bytes, S1::out_bytes);
   const auto kernel = blur_mma8_narrow_kernel < C0, C1 >;
@@ -324,15 +333,19 @@ launch_narrow (NarrowPlanes & np, const DeviceInfo * info,
       all_items);
   int grid = 0;
   for (int i = np.n - 1; i >= 0; i--) {
-    /* plane 0 (the luma) takes what the others' roundings leave */
+    /* plane 0 (the luma) takes what the others' roundings leave, and
+     * each plane at least one block (a plane's 0 share raised to 1 is
+     * taken from the next ones': the launch stays one wave) */
     long long b = i ? blocks * bytes[i] / all_bytes : blocks - grid;
-    b = max (1LL, min (b, items[i]));
+    b = max (1LL, min (b, min (items[i], blocks - grid - i)));
     const int strips = (np.plane[i].width + S0::strip - 1) / S0::strip;
     np.plane[i].blocks = strip_aligned_blocks ((int) b, strips);
     grid += np.plane[i].blocks;
   }
   kernel <<< grid, threads, smem, stream >>> (np);
-  return cudaGetLastError ();
+  if ((e = cudaGetLastError ()) == cudaSuccess && np.n > 1)
+    planes_one_launches.fetch_add (1, std::memory_order_relaxed);
+  return e;
 }
 
 /* The tensor-core pass, where the device has integer MMA (sm_80 on), the
@@ -480,6 +493,37 @@ blur_args_of (const CfBlurKernel * kx, const CfBlurKernel * ky,
   return a;
 }
 
+/* Whether two planes' bytes, from the first row's start to the last
+ * row's end, at a and b, overlap */
+bool
+ranges_overlap (const void *a, size_t a_pitch, const void *b, size_t b_pitch,
+    const CfBlurPlane & pa, const CfBlurPlane & pb)
+{
+  const uintptr_t a0 = (uintptr_t) a, b0 = (uintptr_t) b;
+  const uintptr_t a1 = a0 + a_pitch * (size_t) (pa.height - 1) +
+      (size_t) pa.width * pa.channels;
+  const uintptr_t b1 = b0 + b_pitch * (size_t) (pb.height - 1) +
+      (size_t) pb.width * pb.channels;
+  return a0 < b1 && b0 < a1;
+}
+
+/* Whether a plane's output overlaps another plane's input or output
+ * (the one launch reads and writes them all at once); planes already
+ * checked by plane_ok */
+bool
+planes_overlap (const CfBlurPlane * planes, int n)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      if (i != j && (ranges_overlap (planes[i].dst, planes[i].dst_pitch,
+                  planes[j].src, planes[j].src_pitch, planes[i], planes[j])
+              || ranges_overlap (planes[i].dst, planes[i].dst_pitch,
+                  planes[j].dst, planes[j].dst_pitch, planes[i],
+                  planes[j])))
+        return true;
+  return false;
+}
+
 /* A frame's planes in one launch of blur_mma8_narrow_kernel, where it
  * takes every plane and their channels are one of its pairs (1; 2; 1 and
  * 1, as I420's and Y444's; 1 and 2, as NV12's); false where not */
@@ -556,7 +600,7 @@ extern "C" CfError
 cf_blur_planes (const CfBlurPlane * planes, int n_planes, CfBorder border,
     void *scratch, CfStream stream)
 {
-  if (!planes || n_planes < 1 || n_planes > kNarrowMaxPlanes || !scratch)
+  if (!planes || n_planes < 1 || n_planes > CF_BLUR_MAX_PLANES || !scratch)
     return cudaErrorInvalidValue;
   for (int i = 0; i < n_planes; i++) {
     const CfBlurPlane & p = planes[i];
@@ -567,6 +611,8 @@ cf_blur_planes (const CfBlurPlane * planes, int n_planes, CfBorder border,
       if (p.border_value[c] > 255)
         return cudaErrorInvalidValue;
   }
+  if (planes_overlap (planes, n_planes))
+    return cudaErrorInvalidValue;
 
   const DeviceInfo *info;
   cudaError_t e = cf::current_device_info (&info);
@@ -587,4 +633,10 @@ cf_blur_planes (const CfBlurPlane * planes, int n_planes, CfBorder border,
         stream);
   }
   return err;
+}
+
+extern "C" unsigned long long
+cf_blur_planes_one_launches (void)
+{
+  return planes_one_launches.load (std::memory_order_relaxed);
 }

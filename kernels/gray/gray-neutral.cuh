@@ -112,15 +112,12 @@ neutral_planes_valid (const CfNeutralPlanes * n)
     if (!n->data[p] || n->pitch[p] < n->row_bytes[p]
         || n->row_bytes[p] > INT32_MAX
         || (n->words && (n->row_bytes[p] % 2 != 0
-                || (n->rows[p] + 7) / 8 > 65535))
+                || n->rows[p] > 8 * 65535))
         || neutral_plane_vecs (n, p) > INT32_MAX - 256)
       return false;
   }
   return true;
 }
-
-/* cf_gray_neutral_fused_launches () (cudafilters-kernels-testing.h) */
-std::atomic < unsigned long long >neutral_fused_launches (0);
 
 /* A grey launch and the fill it carries (fill.n_vecs 0: none). */
 struct NeutralLaunch
@@ -197,16 +194,17 @@ neutral_fill_apart (const CfNeutralPlanes * n, CfStream stream)
 }
 
 /* After the grey kernel's launch @l: its error, else the planes of @n
- * that it did not fill, filled apart. */
+ * that it did not fill, filled apart; @fused counts the launches that
+ * filled them. */
 static inline CfError
 neutral_launched (const NeutralLaunch & l, const CfNeutralPlanes * n,
-    CfStream stream)
+    CfStream stream, std::atomic < unsigned long long >&fused)
 {
   CfError err = cudaGetLastError ();
   if (err != cudaSuccess)
     return err;
   if (l.fill.n_vecs != 0) {
-    neutral_fused_launches.fetch_add (1, std::memory_order_relaxed);
+    fused.fetch_add (1, std::memory_order_relaxed);
     return err;
   }
   return neutral_fill_apart (n, stream);

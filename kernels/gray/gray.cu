@@ -21,6 +21,9 @@
 
 namespace {
 
+/* cf_gray_neutral_fused_launches () (cudafilters-kernels-testing.h) */
+std::atomic < unsigned long long >neutral_fused_launches (0);
+
 /* the blocks of the 2D kernels, a thread a pixel or sample */
 const dim3 kSampleBlock (32, 8);
 
@@ -82,7 +85,7 @@ launch_words (const void *src, size_t src_pitch, void *dst,
         (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
         (uint8_t *) dst, dst_pitch, width, height, depth, shift, l.fill);
   }
-  return neutral_launched (l, neutral, stream);
+  return neutral_launched (l, neutral, stream, neutral_fused_launches);
 }
 
 }                               /* namespace */
@@ -124,7 +127,7 @@ launch_rgb10a2 (const void *src, size_t src_pitch, void *dst,
       (cudaStream_t) stream >>> ((const uint8_t *) src, src_pitch,
       (uint8_t *) dst, dst_pitch, width, height, k.kr, k.kg, k.kb,
       swap_rb != 0, l.fill);
-  return neutral_launched (l, neutral, stream);
+  return neutral_launched (l, neutral, stream, neutral_fused_launches);
 }
 
 }                               /* namespace */
@@ -176,7 +179,7 @@ cf_gray_from_packed (const void *src, size_t src_pitch, void *dst,
       dst_pitch, width, height, w, neutral, stream) :
       launch_gray < 3 > ((const uint8_t *) src, src_pitch, (uint8_t *) dst,
       dst_pitch, width, height, w, neutral, stream);
-  return neutral_launched (l, neutral, stream);
+  return neutral_launched (l, neutral, stream, neutral_fused_launches);
 }
 
 extern "C" CfError
@@ -205,7 +208,7 @@ cf_gray_copy_luma (const void *src, size_t src_pitch, void *dst,
   luma_copy_kernel <<<l.grid, kBlock, 0, (cudaStream_t) stream >>> (
       (const uint8_t *) src, src_pitch, (uint8_t *) dst, dst_pitch, row_bytes,
       (int) vecs_per_row, n_vecs, l.fill);
-  return neutral_launched (l, neutral, stream);
+  return neutral_launched (l, neutral, stream, neutral_fused_launches);
 }
 
 extern "C" unsigned long long

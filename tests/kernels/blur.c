@@ -6,6 +6,7 @@
  * first and checked byte for byte, padding included; the arguments it
  * refuses. */
 #include "cf-kernel-test.h"
+#include "cudafilters-kernels-testing.h"
 
 /* blur: GPU against the CPU reference for one plane configuration; the
  * frame random, or all `solid` (0 .. 255); ky made from sy, or given */
@@ -311,12 +312,27 @@ GST_START_TEST (test_blur_extreme_weights)
 
 GST_END_TEST;
 
+/* Plane i of a w x h frame of 2 planes (semi-planar: the chroma of 2
+ * channels, at half size) or 3 (at half size where `subsampled`, else
+ * alike), blurred at `sigma` (halved on a subsampled plane): its size,
+ * channels and sigma */
+static void
+frame_plane (gint w, gint h, gint n, gboolean subsampled, gint i,
+    double sigma, gint * pw, gint * ph, gint * ch, double *sx)
+{
+  *pw = i && subsampled ? (w + 1) / 2 : w;
+  *ph = i && subsampled ? (h + 1) / 2 : h;
+  *ch = i && n == 2 ? 2 : 1;
+  *sx = i && subsampled ? sigma / 2 : sigma;
+}
+
 /* cf_blur_planes on a frame's 8-bit planes at once, each against its CPU
  * reference: NV12 (luma, then chroma of 2 channels at half size and half
  * sigma), I420 (3 planes, the chroma at half size) and Y444 (3 alike, the
  * same sigma); sigma_y 0.7 sigma_x; random border values.  `offset`: the
  * sources start 16 bytes into their allocations, or 1 (rows off the
- * 16-byte grid: plane by plane), or 0. */
+ * 16-byte grid: plane by plane), or 0.  Whether the planes went in one
+ * launch is checked against the rule cudafilters-kernels.h states. */
 typedef enum
 { LAYOUT_NV12, LAYOUT_I420, LAYOUT_Y444 } BytePlanesLayout;
 
@@ -336,15 +352,22 @@ run_planes_case (gint w, gint h, BytePlanesLayout layout, double sigma,
   gsize scratch_size = 0;
   void *scratch;
   CfError err;
+  gint major = 0;
+  gboolean one_launch;
+  unsigned long long launches;
 
+  CUDA_OK (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+          0));
+  one_launch = major >= 9 && border != CF_BORDER_CONSTANT && offset % 16 == 0;
   for (i = 0; i < n; i++) {
-    gint pw = i && subsampled ? (w + 1) / 2 : w;
-    gint ph = i && subsampled ? (h + 1) / 2 : h;
-    gint ch = i && layout == LAYOUT_NV12 ? 2 : 1;
-    double sx = i && subsampled ? sigma / 2 : sigma, sy = 0.7 * sx;
-    gsize row = (gsize) pw * ch;
+    gint pw, ph, ch;
+    double sx, sy;
+    gsize row;
     guint8 bv[4];
 
+    frame_plane (w, h, n, subsampled, i, sigma, &pw, &ph, &ch, &sx);
+    sy = 0.7 * sx;
+    row = (gsize) (pw * ch);
     plane_case_init (&pc[i], row + offset, row, ph, mode);
     if (solid)
       memset (pc[i].src, g_rand_int_range (rand_, 0, 256), pc[i].src_size);
@@ -369,10 +392,15 @@ run_planes_case (gint w, gint h, BytePlanesLayout layout, double sigma,
         pc[i].want + pc[i].dst_off, pc[i].dst_pitch, pw, ph, ch, &kx[i],
         &ky[i], border, bv);
     scratch_size = MAX (scratch_size, cf_blur_scratch_bytes (pw, ph, ch));
+    one_launch = one_launch && pw >= 32 && pw * ch % 16 == 0
+        && kx[i].radius <= 8 && ky[i].radius <= 8;
   }
   CUDA_OK (cudaMalloc (&scratch, scratch_size));
   CUDA_OK (cudaMemset (scratch, POISON, scratch_size));
+  launches = cf_blur_planes_one_launches ();
   err = cf_blur_planes (planes, n, border, scratch, NULL);
+  fail_unless ((cf_blur_planes_one_launches () - launches == 1) == one_launch,
+      "%s: %s", what, one_launch ? "not in one launch" : "in one launch");
   for (i = 0; i < n; i++)
     plane_case_finish (&pc[i], err, what);
   CUDA_OK (cudaFree (scratch));
@@ -465,6 +493,17 @@ GST_START_TEST (test_blur_invalid_arguments)
     planes[1].dst_pitch = 64;
     planes[1].border_value[2] = 256;
     fail_if (cf_blur_planes (planes, 2, CF_BORDER_CONSTANT, d + 1024,
+            NULL) == 0);
+    planes[1].border_value[2] = 0;
+    /* a plane's output over another's input, or over its output */
+    planes[1].dst = d + 64;
+    fail_if (cf_blur_planes (planes, 2, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    planes[1].dst = d + 2048 + 64;
+    fail_if (cf_blur_planes (planes, 2, CF_BORDER_REPLICATE, d + 1024,
+            NULL) == 0);
+    planes[1].dst = d + 2560;
+    fail_unless (cf_blur_planes (planes, 2, CF_BORDER_REPLICATE, d + 1024,
             NULL) == 0);
   }
   CUDA_OK (cudaDeviceSynchronize ());
@@ -601,12 +640,13 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
   CfError err;
 
   for (i = 0; i < n; i++) {
-    gint pw = i && subsampled ? (w + 1) / 2 : w;
-    gint ph = i && subsampled ? (h + 1) / 2 : h;
-    gint ch = i && layout == LAYOUT_P010 ? 2 : 1;
-    double sx = i && subsampled ? sigma / 2 : sigma, sy = 0.7 * sx;
-    gsize row = 2 * (gsize) pw * ch;
+    gint pw, ph, ch;
+    double sx, sy;
+    gsize row;
 
+    frame_plane (w, h, n, subsampled, i, sigma, &pw, &ph, &ch, &sx);
+    sy = 0.7 * sx;
+    row = (gsize) (2 * pw * ch);
     plane_case_init (&pc[i], row + src_extra, row, ph, mode);
     plane_case_upload (&pc[i]);
     fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
