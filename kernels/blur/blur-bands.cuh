@@ -244,6 +244,55 @@ stage_suffix (uint32_t (&s)[10], const Args & a)
   }
 }
 
+/* The horizontal band of a warp whose 16 output columns start at xw:
+ * folded (folded_band_fragments) where the warp reaches an edge of the
+ * frame, the plain band elsewhere, rebuilt only after a folded one.
+ * `folded` says which hi and lo hold, and is updated. */
+template < int HALO > __device__ __forceinline__ void
+warp_band_fragments (const uint32_t * w, const uint32_t * suffix, int r,
+    int lane, int xw, int width, int border, uint32_t (&hi)[1][4],
+    uint32_t (&lo)[1][4], bool &folded, bool unit_order = false)
+{
+  const bool edge = xw == 0 || xw + 16 + HALO > width;
+  if (edge)
+    folded_band_fragments (w, suffix, r, lane, xw, width, border, hi, lo,
+        unit_order);
+  else if (folded)
+    band_fragments < HALO, 1 > (w, r, lane, hi, lo, unit_order);
+  folded = edge;
+}
+
+/* The start of a kernel that copies its steps ahead into a ring of
+ * BUFFERS buffers with `full` and `empty` mbarriers
+ * (blur_mma8_direct_kernel, blur_mma8_narrow_kernel): the first part's
+ * first `ahead` steps' copies go out first (issue (k)), since every block
+ * of the one wave starts at once and memory would idle through the rest
+ * of the start; then the weights and the barriers are set up, and those
+ * copies are made to arrive on their buffers (arrive (k)), after
+ * stage_weights' barrier has ordered the barriers' initialisation before
+ * any arrival.  An arrival counts every copy the thread issued before
+ * it.  `more`: whether the block has a part at all, of n + 1 steps. */
+template < int BUFFERS, int THREADS, typename Issue, typename Arrive,
+    typename Args > __device__ __forceinline__ void
+ring_start (bool more, int n, int ahead, const Issue & issue,
+    const Arrive & arrive, uint32_t (&weights)[2][33],
+    uint32_t (&suffix)[10], uint64_t (&full)[BUFFERS],
+    uint64_t (&empty)[BUFFERS], const Args & a)
+{
+  if (more)
+    for (int k = 0; k < ahead && k <= n; k++)
+      issue (k);
+  stage_suffix (suffix, a);
+  if (threadIdx.x < BUFFERS) {
+    mbarrier_init (&full[threadIdx.x], THREADS);
+    mbarrier_init (&empty[threadIdx.x], THREADS);
+  }
+  stage_weights (weights, a);
+  if (more)
+    for (int k = 0; k < ahead && k <= n; k++)
+      arrive (k);
+}
+
 /* Four pixels of C interleaved channels (the first 4 C bytes of `u`) as C
  * words, one per channel, four pixels each. */
 template < int C > __device__ __forceinline__ void

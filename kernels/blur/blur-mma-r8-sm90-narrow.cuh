@@ -177,23 +177,10 @@ narrow_plane (const NarrowPlane & a, int block_of_plane)
     cp_async_mbarrier_arrive_noinc (&full[buf]);
   };
 
-  /* The first part's first copies go out first, as in
-   * blur_mma8_direct_kernel; their arrivals wait for the barriers'
-   * initialisation (stage_weights' barrier). */
   bool more = run.next (x0, y0, rows, n);
   inner = x0 * C - 16 >= 0 && x0 * C - 16 + S::row_bytes <= row_end;
-  if (more)
-    for (int k = 0; k < ahead && k <= n; k++)
-      issue_copies (k);
-  stage_suffix (suffix, a);
-  if (tid < kNarrowBuffers) {
-    mbarrier_init (&full[tid], S::threads);
-    mbarrier_init (&empty[tid], S::threads);
-  }
-  stage_weights (weights, a);
-  if (more)
-    for (int k = 0; k < ahead && k <= n; k++)
-      arrive_full (k);
+  ring_start < kNarrowBuffers, S::threads > (more, n, ahead, issue_copies,
+      arrive_full, weights, suffix, full, empty, a);
   uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
   band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
   band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
@@ -209,16 +196,8 @@ narrow_plane (const NarrowPlane & a, int block_of_plane)
         arrive_full (k);
       }
     }
-    const int xw = x0 + 16 * warp;
-    {
-      const bool edge = xw == 0 || xw + 16 + HALO > width;
-      if (edge)
-        folded_band_fragments (weights[0], suffix, a.rx, lane, xw, width,
-            a.border, hx_hi, hx_lo);
-      else if (folded)
-        band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
-      folded = edge;
-    }
+    warp_band_fragments < HALO > (weights[0], suffix, a.rx, lane,
+        x0 + 16 * warp, width, a.border, hx_hi, hx_lo, folded);
     /* this thread's chunk: its byte in the rows, and whether it is in the
      * frame (width * C is a multiple of 16: a chunk is all in or all out) */
     const int chunk_x = x0 * C + 16 * out_chunk;

@@ -129,24 +129,10 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
     cp_async_mbarrier_arrive_noinc (&full[buf]);
   };
 
-  /* The first part's first copies go out first: every block of the one
-   * wave starts at once, and memory would idle through the prologue.
-   * Their arrivals wait for the barriers' initialisation (stage_weights'
-   * barrier); an arrival counts every copy the thread issued before it. */
   bool more = run.next (x0, y0, rows, n);
   inner = x0 - HALO >= 0 && x0 - HALO + L::span <= width;
-  if (more)
-    for (int k = 0; k < ahead && k <= n; k++)
-      issue_copies (k);
-  stage_suffix (suffix, a);
-  if (tid < kDirectBuffers) {
-    mbarrier_init (&full[tid], S::threads);
-    mbarrier_init (&empty[tid], S::threads);
-  }
-  stage_weights (weights, a);
-  if (more)
-    for (int k = 0; k < ahead && k <= n; k++)
-      arrive_full (k);
+  ring_start < kDirectBuffers, S::threads > (more, n, ahead, issue_copies,
+      arrive_full, weights, suffix, full, empty, a);
   uint32_t hx_hi[1][4], hx_lo[1][4], vy[2][4];
   band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo, true);
   band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
@@ -162,16 +148,8 @@ __launch_bounds__ (Mma8Shape < 4 >::threads, Mma8Shape < 4 >::blocks_per_sm)
       }
     }
     const int xw = x0 + 16 * warp;
-    {
-      const bool edge = xw == 0 || xw + 16 + HALO > width;
-      if (edge)
-        folded_band_fragments (weights[0], suffix, a.rx, lane, xw, width,
-            a.border, hx_hi, hx_lo, true);
-      else if (folded)
-        band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo,
-            true);
-      folded = edge;
-    }
+    warp_band_fragments < HALO > (weights[0], suffix, a.rx, lane, xw, width,
+        a.border, hx_hi, hx_lo, folded, true);
     const int whole_steps = vector_stores && xw + 16 <= width ?
         rows / kMmaStep : 0;
     uint8_t *out_step = dst + (size_t) y0 * dst_pitch + (size_t) x0 * C;

@@ -203,17 +203,10 @@ __launch_bounds__ (Mma8Shape < C >::threads, Mma8Shape < C >::blocks_per_sm)
       band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
       band_fragments_f16 < HALO, 2 > (weights[1], a.ry, lane, vy);
     }
-    if (fold) {
-      /* (warp-uniform) */
-      const int xw = x0 + 16 * warp;
-      const bool edge = xw == 0 || xw + 16 + HALO > width;
-      if (edge)
-        folded_band_fragments (weights[0], suffix, a.rx, lane, xw, width,
-            a.border, hx_hi, hx_lo);
-      else if (folded)
-        band_fragments < HALO, 1 > (weights[0], a.rx, lane, hx_hi, hx_lo);
-      folded = edge;
-    }
+    /* (warp-uniform) */
+    if (fold)
+      warp_band_fragments < HALO > (weights[0], suffix, a.rx, lane,
+          x0 + 16 * warp, width, a.border, hx_hi, hx_lo, folded);
     /* the output steps whose 16 x 16 pixels of this warp are all in the
      * frame (most are), on aligned rows, take four stores with no checks,
      * at out_step + out_lane; out_step moves down a step at a time.
