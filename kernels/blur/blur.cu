@@ -462,20 +462,6 @@ cf_blur_scratch_pitch (int width, int channels)
 
 namespace {
 
-/* Whether cf_blur_plane takes these arguments */
-bool
-plane_ok (const void *src, size_t src_pitch, const void *dst,
-    size_t dst_pitch, int width, int height, int channels,
-    const CfBlurKernel * kx, const CfBlurKernel * ky, CfBorder border)
-{
-  return src && dst && width > 0 && height > 0 && channels >= 1
-      && channels <= 4 && src_pitch >= (size_t) width * channels
-      && dst_pitch >= (size_t) width * channels
-      && kernel_ok (kx, CF_BLUR_H_BITS) && kernel_ok (ky, CF_BLUR_V_BITS)
-      && border >= CF_BORDER_REPLICATE && border <= CF_BORDER_CONSTANT
-      && (long long) height * ((width + 511) / 512) <= INT32_MAX / 2;
-}
-
 BlurArgs
 blur_args_of (const CfBlurKernel * kx, const CfBlurKernel * ky,
     CfBorder border, const uint8_t border_value[4])
@@ -493,37 +479,6 @@ blur_args_of (const CfBlurKernel * kx, const CfBlurKernel * ky,
   return a;
 }
 
-/* Whether two planes' bytes, from the first row's start to the last
- * row's end, at a and b, overlap */
-bool
-ranges_overlap (const void *a, size_t a_pitch, const void *b, size_t b_pitch,
-    const CfBlurPlane & pa, const CfBlurPlane & pb)
-{
-  const uintptr_t a0 = (uintptr_t) a, b0 = (uintptr_t) b;
-  const uintptr_t a1 = a0 + a_pitch * (size_t) (pa.height - 1) +
-      (size_t) pa.width * pa.channels;
-  const uintptr_t b1 = b0 + b_pitch * (size_t) (pb.height - 1) +
-      (size_t) pb.width * pb.channels;
-  return a0 < b1 && b0 < a1;
-}
-
-/* Whether a plane's output overlaps another plane's input or output
- * (the one launch reads and writes them all at once); planes already
- * checked by plane_ok */
-bool
-planes_overlap (const CfBlurPlane * planes, int n)
-{
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++)
-      if (i != j && (ranges_overlap (planes[i].dst, planes[i].dst_pitch,
-                  planes[j].src, planes[j].src_pitch, planes[i], planes[j])
-              || ranges_overlap (planes[i].dst, planes[i].dst_pitch,
-                  planes[j].dst, planes[j].dst_pitch, planes[i],
-                  planes[j])))
-        return true;
-  return false;
-}
-
 /* A frame's planes in one launch of blur_mma8_narrow_kernel, where it
  * takes every plane and their channels are one of its pairs (1; 2; 1 and
  * 1, as I420's and Y444's; 1 and 2, as NV12's); false where not */
@@ -534,6 +489,10 @@ try_narrow_planes (const CfBlurPlane * planes, int n, CfBorder border,
   NarrowPlanes np = { };
   const int c0 = planes[0].channels, c1 = n > 1 ? planes[1].channels : 0;
 
+  /* (its pairs, checked before anything is worked out for the planes:
+   * RGBA's frames come this way too) */
+  if (!(n == 1 ? c0 <= 2 : c0 == 1 && c1 <= 2))
+    return false;
   for (int i = 0; i < n; i++) {
     const CfBlurPlane & p = planes[i];
     /* (the border value does not matter: the narrow kernel takes no
@@ -548,16 +507,12 @@ try_narrow_planes (const CfBlurPlane * planes, int n, CfBorder border,
         (uint8_t *) p.dst, p.dst_pitch, p.width, p.height, a);
   }
   np.n = n;
-  if (c0 == 1 && c1 == 0)
-    *e = launch_narrow < 1, 0 > (np, info, stream);
-  else if (c0 == 2 && c1 == 0)
-    *e = launch_narrow < 2, 0 > (np, info, stream);
-  else if (c0 == 1 && c1 == 1)
-    *e = launch_narrow < 1, 1 > (np, info, stream);
-  else if (c0 == 1 && c1 == 2)
-    *e = launch_narrow < 1, 2 > (np, info, stream);
+  if (n == 1)
+    *e = c0 == 1 ? launch_narrow < 1, 0 > (np, info, stream) :
+        launch_narrow < 2, 0 > (np, info, stream);
   else
-    return false;
+    *e = c1 == 1 ? launch_narrow < 1, 1 > (np, info, stream) :
+        launch_narrow < 1, 2 > (np, info, stream);
   return true;
 }
 

@@ -326,6 +326,23 @@ frame_plane (gint w, gint h, gint n, gboolean subsampled, gint i,
   *sx = i && subsampled ? sigma / 2 : sigma;
 }
 
+/* The planes calls' plane of a case's device buffers, its source
+ * `offset` bytes in; the border values left to the caller */
+static void
+case_plane (CfBlurPlane * plane, const PlaneCase * pc, gsize offset, gint w,
+    gint h, gint channels, const CfBlurKernel * kx, const CfBlurKernel * ky)
+{
+  plane->src = pc->d_src + pc->src_off + offset;
+  plane->src_pitch = pc->src_pitch;
+  plane->dst = pc->d_dst + pc->dst_off;
+  plane->dst_pitch = pc->dst_pitch;
+  plane->width = w;
+  plane->height = h;
+  plane->channels = channels;
+  plane->kx = kx;
+  plane->ky = ky;
+}
+
 /* cf_blur_planes on a frame's 8-bit planes at once, each against its CPU
  * reference: NV12 (luma, then chroma of 2 channels at half size and half
  * sigma), I420 (3 planes, the chroma at half size) and Y444 (3 alike, the
@@ -377,15 +394,7 @@ run_planes_case (gint w, gint h, BytePlanesLayout layout, double sigma,
     fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
             CF_BLUR_V_BITS, &ky[i]) == 0);
     cf_test_fill_random (rand_, bv, 4);
-    planes[i].src = pc[i].d_src + pc[i].src_off + offset;
-    planes[i].src_pitch = pc[i].src_pitch;
-    planes[i].dst = pc[i].d_dst + pc[i].dst_off;
-    planes[i].dst_pitch = pc[i].dst_pitch;
-    planes[i].width = pw;
-    planes[i].height = ph;
-    planes[i].channels = ch;
-    planes[i].kx = &kx[i];
-    planes[i].ky = &ky[i];
+    case_plane (&planes[i], &pc[i], offset, pw, ph, ch, &kx[i], &ky[i]);
     for (c = 0; c < 4; c++)
       planes[i].border_value[c] = bv[c];
     cf_ref_blur_plane (pc[i].src + pc[i].src_off + offset, pc[i].src_pitch,
@@ -653,15 +662,7 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
             CF_BLUR_WORD_BITS, &kx[i]) == 0);
     fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
             CF_BLUR_WORD_BITS, &ky[i]) == 0);
-    planes[i].src = pc[i].d_src + pc[i].src_off + src_extra;
-    planes[i].src_pitch = pc[i].src_pitch;
-    planes[i].dst = pc[i].d_dst + pc[i].dst_off;
-    planes[i].dst_pitch = pc[i].dst_pitch;
-    planes[i].width = pw;
-    planes[i].height = ph;
-    planes[i].channels = ch;
-    planes[i].kx = &kx[i];
-    planes[i].ky = &ky[i];
+    case_plane (&planes[i], &pc[i], src_extra, pw, ph, ch, &kx[i], &ky[i]);
     for (c = 0; c < 4; c++)
       planes[i].border_value[c] = g_rand_int_range (rand_, 0, 65536);
     cf_ref_blur_plane_words (pc[i].src + pc[i].src_off + src_extra,
