@@ -65,6 +65,9 @@ struct _CfResults
   /* everything below is under lock */
   GMutex lock;
   GCond cond;
+  /* threads in a wait on cond: a broadcast is a system call, and most
+   * frames find no thread waiting (wake_waiters()) */
+  guint waiting;
   GThread *worker;
   GstCudaFiltersWaiter waiter;  /* the worker's own: not under the lock */
   gboolean quit;
@@ -154,6 +157,28 @@ cf_results_usable (CfResults * r)
   return !r->flushing && r->error == 0 && !r->timed_out;
 }
 
+/* After a change that a thread may wait for, with the lock.  A thread
+ * counts itself in `waiting`, with the lock, before it waits, so none is
+ * missed. */
+static void
+wake_waiters (CfResults * r)
+{
+  if (r->waiting > 0)
+    g_cond_broadcast (&r->cond);
+}
+
+/* With the lock; @deadline (monotonic) or 0 for none. */
+static void
+wait_on_cond (CfResults * r, gint64 deadline)
+{
+  r->waiting++;
+  if (deadline)
+    g_cond_wait_until (&r->cond, &r->lock, deadline);
+  else
+    g_cond_wait (&r->cond, &r->lock);
+  r->waiting--;
+}
+
 static gpointer
 slot_data (CfResults * r, guint slot)
 {
@@ -173,7 +198,7 @@ release_slot (CfResults * r, guint slot)
 {
   g_mutex_lock (&r->lock);
   r->slot_busy[slot] = FALSE;
-  g_cond_broadcast (&r->cond);
+  wake_waiters (r);
   g_mutex_unlock (&r->lock);
 }
 
@@ -221,7 +246,7 @@ wait_for_worker (CfResults * r, gboolean interruptible)
      * wait): look again in a second (it does not wake us when it starts) */
     deadline = now + G_TIME_SPAN_SECOND;
   }
-  g_cond_wait_until (&r->cond, &r->lock, deadline);
+  wait_on_cond (r, deadline);
   return GST_FLOW_OK;
 }
 
@@ -346,7 +371,7 @@ worker_loop (gpointer data)
     CfError err, failed = 0;
 
     while (!r->quit && g_queue_is_empty (&r->queue))
-      g_cond_wait (&r->cond, &r->lock);
+      wait_on_cond (r, 0);
     if (g_queue_is_empty (&r->queue))
       break;
     p = g_queue_peek_head (&r->queue);
@@ -365,7 +390,7 @@ worker_loop (gpointer data)
     }
     p->done = TRUE;
     p->err = err;
-    g_cond_broadcast (&r->cond);        /* a frame waiting for its meta */
+    wake_waiters (r);           /* a frame waiting for its meta */
     g_mutex_unlock (&r->lock);
 
     g_rec_mutex_lock (&r->post_lock);
@@ -406,7 +431,7 @@ worker_loop (gpointer data)
     /* (the streaming thread reads the slot for a meta, under the lock and
      * without waiting for anything: not for long) */
     while (p->reader)
-      g_cond_wait (&r->cond, &r->lock);
+      wait_on_cond (r, 0);
     /* the buffer may go back to its pool, perhaps the decoder's: outside
      * the lock, and before the frame leaves the queue, so that a drained
      * queue holds nothing and a slot is free only once its frame is
@@ -416,7 +441,7 @@ worker_loop (gpointer data)
     g_mutex_lock (&r->lock);
     g_queue_pop_head_link (&r->queue);
     r->slot_busy[p->slot] = FALSE;
-    g_cond_broadcast (&r->cond);
+    wake_waiters (r);
   }
   g_mutex_unlock (&r->lock);
   return NULL;
@@ -446,7 +471,7 @@ cf_results_stop (CfResults * r)
   r->quit = TRUE;
   worker = r->worker;
   r->worker = NULL;
-  g_cond_broadcast (&r->cond);
+  wake_waiters (r);
   g_mutex_unlock (&r->lock);
   if (worker)
     g_thread_join (worker);
@@ -465,7 +490,7 @@ cf_results_drain (CfResults * r, gboolean interruptible)
   g_mutex_lock (&r->lock);
   while (r->worker && !g_queue_is_empty (&r->queue)) {
     if (late) {
-      g_cond_wait (&r->cond, &r->lock);
+      wait_on_cond (r, 0);
       continue;
     }
     ret = wait_for_worker (r, interruptible);
@@ -507,7 +532,7 @@ cf_results_start_flushing (CfResults * r, gboolean drop)
     r->generation++;
     r->reset (r->self);
   }
-  g_cond_broadcast (&r->cond);
+  wake_waiters (r);
   g_mutex_unlock (&r->lock);
 }
 
@@ -743,7 +768,7 @@ cf_results_enqueue (CfResults * r, CfResultFrame * p)
   g_mutex_lock (&r->lock);
   p->generation = r->generation;
   g_queue_push_tail_link (&r->queue, &p->link);
-  g_cond_broadcast (&r->cond);
+  wake_waiters (r);
   g_mutex_unlock (&r->lock);
 }
 
@@ -753,7 +778,7 @@ cf_results_hand_over (CfResults * r, CfResultFrame * p, GstBuffer * buffer)
   g_mutex_lock (&r->lock);
   p->buffer = gst_buffer_ref (buffer);
   p->reader = FALSE;
-  g_cond_broadcast (&r->cond);
+  wake_waiters (r);
   g_mutex_unlock (&r->lock);
 }
 
@@ -770,7 +795,7 @@ cf_results_read (CfResults * r, CfResultFrame * p, GstBuffer * buf,
   if (!p->done) {
     p->buffer = gst_buffer_ref (buf);
     p->reader = FALSE;
-    g_cond_broadcast (&r->cond);
+    wake_waiters (r);
     g_mutex_unlock (&r->lock);
     if (ret == GST_FLOW_ERROR)
       cf_results_post_timeout_error (r);
@@ -783,7 +808,7 @@ cf_results_read (CfResults * r, CfResultFrame * p, GstBuffer * buf,
     read (r->self, buf, p, slot_data (r, p->slot));
   /* the worker may let the slot go */
   p->reader = FALSE;
-  g_cond_broadcast (&r->cond);
+  wake_waiters (r);
   g_mutex_unlock (&r->lock);
 
   if (err != 0) {

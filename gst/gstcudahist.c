@@ -183,8 +183,10 @@ gst_cuda_hist_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
   guint levels, channels, i;
 
   count_layout (depth, &levels, &channels);
+  /* (only the counts of this depth: the total has room for 12 bits, and a
+   * frame's caps do not change within an interval) */
   if (frames == 0)
-    memset (sum, 0, N_COUNTS * sizeof (guint64));
+    memset (sum, 0, channels * levels * sizeof (guint64));
   if (depth > 8) {
     const guint32 *counts = (const guint32 *) sums;
 
@@ -219,13 +221,28 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
 
   gst_structure_set (s, "depth", G_TYPE_UINT, region->depth, "bins",
       G_TYPE_UINT, bins, NULL);
-  folded = g_new (guint64, bins);
+  folded = bins < levels ? g_new (guint64, bins) : NULL;
   for (c = 0; c < region->n_channels; c++) {
-    memset (folded, 0, bins * sizeof (guint64));
-    for (l = 0; l < levels; l++)
-      folded[(guint64) l * bins / levels] += sum[c * levels + l];
+    const guint64 *counts = sum + c * levels;
+
+    if (folded) {
+      /* level l to bin l * bins / levels, without a division a level:
+       * bins <= levels, so the bin moves on by at most one a level */
+      guint64 edge = levels, at = 0;    /* (bin + 1) * levels, l * bins */
+      guint bin = 0;
+
+      memset (folded, 0, bins * sizeof (guint64));
+      for (l = 0; l < levels; l++, at += bins) {
+        if (at >= edge) {
+          bin++;
+          edge += levels;
+        }
+        folded[bin] += counts[l];
+      }
+      counts = folded;
+    }
     gst_cuda_filters_structure_take_values (s, region->channel_names[c],
-        G_TYPE_UINT64, bins, folded, format);
+        G_TYPE_UINT64, bins, counts, format);
   }
   g_free (folded);
 }

@@ -98,6 +98,19 @@ levels_of (guint depth)
   return depth > 8 ? CF_HIST_LEVELS (depth) : CF_HIST_BINS;
 }
 
+/* Zeroes the first @n of the total's counts, where no frame of the
+ * interval has yet.  (The frames of an interval have one depth, and so
+ * count as many levels, but percentiles may be turned on mid-interval.) */
+static void
+zero_counts (SumTotal * t, guint n)
+{
+  if (t->counts_zeroed < n) {
+    memset (t->counts + t->counts_zeroed, 0,
+        (n - t->counts_zeroed) * sizeof (guint64));
+    t->counts_zeroed = n;
+  }
+}
+
 void
 gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
     gconstpointer result, guint frames)
@@ -110,7 +123,7 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
   guint c, i;
 
   if (frames == 0) {
-    memset (t, 0, sizeof (*t));
+    memset (t, 0, G_STRUCT_OFFSET (SumTotal, counts));
     for (c = 0; c < CF_HIST_MAX_CHANNELS; c++)
       t->min[c] = G_MAXUINT32;
   }
@@ -128,14 +141,21 @@ gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis, gpointer total,
         (const guint32 *) (result_sums (r) + r->hist_offset);
     guint n = CF_HIST_WORD_CHANNELS * levels_of (r->depth);
 
+    zero_counts (t, n);
     for (i = 0; i < n; i++)
       t->counts[i] += counts[i];
   } else if (r->has & HAS_HISTOGRAM) {
     guint32 counts[CF_HIST_MAX_CHANNELS * CF_HIST_BINS];
 
+    zero_counts (t, G_N_ELEMENTS (counts));
     cf_hist_sums_counts (result_sums (r) + r->hist_offset, counts);
     for (i = 0; i < G_N_ELEMENTS (counts); i++)
       t->counts[i] += counts[i];
+  }
+  /* (fill_structure () reads light_counts for HLG's frames too) */
+  if ((r->has & HAS_LIGHT) && !t->light_zeroed) {
+    memset (t->light_counts, 0, sizeof (t->light_counts));
+    t->light_zeroed = TRUE;
   }
   if ((r->has & HAS_LIGHT) && r->hlg_peak > 0) {
     CfHlgSums sums = result_hlg_sums (r);

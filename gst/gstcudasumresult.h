@@ -84,7 +84,6 @@ typedef struct
   guint64 sum[CF_HIST_MAX_CHANNELS];
   GstCudaFiltersU128 sum_squares[CF_HIST_MAX_CHANNELS];
   guint32 min[CF_HIST_MAX_CHANNELS], max[CF_HIST_MAX_CHANNELS];
-  guint64 counts[N_COUNTS];
   guint64 black, black_pixels;
   gdouble frame_diff, hist_diff;
   gboolean has_stable_crop;
@@ -93,10 +92,17 @@ typedef struct
   gint crop_x0, crop_y0, crop_x1, crop_y1;      /* x1, y1 exclusive */
   guint profile_frames;
   gint profile_width, profile_height;
-  guint64 light_counts[CF_LIGHT_CODES];
   gdouble hlg_max, hlg_sum;
   guint64 hlg_pixels;
   gdouble max_cll, max_fall;
+  /* how many of counts, and whether light_counts, are zeroed for the
+   * interval: the first frame that adds into them zeroes them (they are
+   * long, and most streams have neither) */
+  guint counts_zeroed;
+  gboolean light_zeroed;
+  /* the interval's start zeroes the total up to here */
+  guint64 counts[N_COUNTS];
+  guint64 light_counts[CF_LIGHT_CODES];
 } SumTotal;
 
 static inline const guint8 *
