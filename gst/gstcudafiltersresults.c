@@ -65,8 +65,8 @@ struct _CfResults
   /* everything below is under lock */
   GMutex lock;
   GCond cond;
-  /* threads in a wait on cond: a broadcast is a system call, and most
-   * frames find no thread waiting (wake_waiters()) */
+  /* threads in a wait on cond (wake_waiters()): a broadcast is a system
+   * call, and the worker's two a frame mostly find no thread waiting */
   guint waiting;
   GThread *worker;
   GstCudaFiltersWaiter waiter;  /* the worker's own: not under the lock */

@@ -126,8 +126,9 @@ GST_ELEMENT_REGISTER_DEFINE (cudahist, "cudahist", GST_RANK_NONE,
  * most the interval's `pixels`, which the base class keeps within 64 bits
  * (it posts the interval early first), so no bin, folded or not, can
  * overflow.  Bins are folded only when a message is made, so `bins` may
- * change at any time.  The total has room for any depth: a frame summed
- * under other caps can never write past it. */
+ * change at any time.  The total has room for any depth.  An interval's
+ * frames have one depth (new caps end the interval first: the base
+ * class's set_info), and only that depth's counts are zeroed and added. */
 static gsize
 gst_cuda_hist_total_size (GstCudaFiltersAnalysis * analysis,
     const GstVideoInfo * info)

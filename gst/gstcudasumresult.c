@@ -98,9 +98,10 @@ levels_of (guint depth)
   return depth > 8 ? CF_HIST_LEVELS (depth) : CF_HIST_BINS;
 }
 
-/* Zeroes the first @n of the total's counts, where no frame of the
- * interval has yet.  (The frames of an interval have one depth, and so
- * count as many levels, but percentiles may be turned on mid-interval.) */
+/* Zeroes the first @n of the total's counts, unless a frame of the
+ * interval has: the first frame that adds into them does, which may come
+ * mid-interval (percentiles turned on while playing).  (An interval's
+ * frames have one depth, so each adds the same @n.) */
 static void
 zero_counts (SumTotal * t, guint n)
 {
