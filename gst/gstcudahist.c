@@ -111,6 +111,10 @@ struct _GstCudaHist
 
   /* under the object lock */
   guint bins;
+  /* a channel's counts folded into bins, as a message is made (under the
+   * results' lock, as fill_structure () runs): kept, not allocated a
+   * message */
+  guint64 folded[CF_HIST_MAX_LEVELS];
 };
 
 G_DEFINE_TYPE (GstCudaHist, gst_cuda_hist, GST_TYPE_CUDA_FILTERS_ANALYSIS);
@@ -212,7 +216,6 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
   GstCudaFiltersArrayFormat format =
       gst_cuda_filters_analysis_get_array_format (analysis);
   guint bins, levels, channels, c, l;
-  guint64 *folded;
 
   count_layout (region->depth, &levels, &channels);
   GST_OBJECT_LOCK (self);
@@ -222,13 +225,13 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
 
   gst_structure_set (s, "depth", G_TYPE_UINT, region->depth, "bins",
       G_TYPE_UINT, bins, NULL);
-  folded = bins < levels ? g_new (guint64, bins) : NULL;
   for (c = 0; c < region->n_channels; c++) {
     const guint64 *counts = sum + c * levels;
 
-    if (folded) {
+    if (bins < levels) {
       /* level l to bin l * bins / levels, without a division a level:
        * bins <= levels, so the bin moves on by at most one a level */
+      guint64 *folded = self->folded;
       guint64 edge = levels, at = 0;    /* (bin + 1) * levels, l * bins */
       guint bin = 0;
 
@@ -245,7 +248,6 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
     gst_cuda_filters_structure_take_values (s, region->channel_names[c],
         G_TYPE_UINT64, bins, counts, format);
   }
-  g_free (folded);
 }
 
 static void

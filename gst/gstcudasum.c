@@ -137,6 +137,10 @@ struct _GstCudaSum
   CfSumLight light;
   /* the results' worker's: MaxCLL and MaxFALL since the start or flush */
   gdouble max_cll, max_fall;
+  /* the profiles' means as a message is made (under the results' lock, as
+   * fill_structure () runs): kept, not allocated a message */
+  gdouble *profile_means;
+  gsize n_profile_means;
 };
 
 G_DEFINE_TYPE (GstCudaSum, gst_cuda_sum, GST_TYPE_CUDA_FILTERS_ANALYSIS);
@@ -401,7 +405,28 @@ gst_cuda_sum_finalize (GObject * object)
   cf_detect_free (self->detector);
   g_array_unref (self->events);
   cf_sum_light_clear (&self->light);
+  g_free (self->profile_means);
   G_OBJECT_CLASS (gst_cuda_sum_parent_class)->finalize (object);
+}
+
+/**
+ * gst_cuda_sum_profile_means:
+ *
+ * Room for @n gdoubles, the profiles' means of a message: the element's
+ * own, grown as the frames' sizes need.  Called under the results' lock
+ * (gst_cuda_sum_fill_structure ()).
+ */
+gdouble *
+gst_cuda_sum_profile_means (GstCudaFiltersAnalysis * analysis, gsize n)
+{
+  GstCudaSum *self = GST_CUDA_SUM (analysis);
+
+  if (n > self->n_profile_means) {
+    g_free (self->profile_means);
+    self->profile_means = g_new (gdouble, n);
+    self->n_profile_means = n;
+  }
+  return self->profile_means;
 }
 
 static void

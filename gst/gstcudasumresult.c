@@ -316,8 +316,9 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     const guint64 *columns = rows + t->profile_height;
     GstCudaFiltersArrayFormat format =
         gst_cuda_filters_analysis_get_array_format (analysis);
-    gdouble *means_y = g_new (gdouble, MAX (t->profile_height, 1));
-    gdouble *means_x = g_new (gdouble, MAX (t->profile_width, 1));
+    gdouble *means_y = gst_cuda_sum_profile_means (analysis,
+        MAX ((gsize) t->profile_height + t->profile_width, 1));
+    gdouble *means_x = means_y + t->profile_height;
     gint i;
 
     /* a row of no pixels (a region of width 0) has mean 0 */
@@ -331,8 +332,6 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
         t->profile_height, means_y, format);
     gst_cuda_filters_structure_take_values (s, "column-means", G_TYPE_DOUBLE,
         t->profile_width, means_x, format);
-    g_free (means_y);
-    g_free (means_x);
   }
 
   if (t->has & HAS_CROP) {

@@ -126,6 +126,8 @@ void gst_cuda_sum_accumulate (GstCudaFiltersAnalysis * analysis,
     gpointer total, gconstpointer result, guint frames);
 gboolean gst_cuda_sum_fits (GstCudaFiltersAnalysis * analysis,
     gconstpointer total, gconstpointer result);
+gdouble *gst_cuda_sum_profile_means (GstCudaFiltersAnalysis * analysis,
+    gsize n);
 void gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     GstStructure * s, gconstpointer total, guint frames,
     const GstCudaFiltersRegion * region);
