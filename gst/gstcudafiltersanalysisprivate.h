@@ -12,7 +12,8 @@
  * (the class, its properties and the path of a frame),
  * gstcudafiltersregion.c (the formats and a frame's region) and
  * gstcudafiltersinterval.c (the interval and its messages); its results
- * thread is gstcudafiltersresults.c.  This is the state they share.
+ * are gstcudafiltersresults.c (the thread) and gstcudafiltersresultsdevice.c
+ * (the device buffers).  This is the state they share.
  * Internal to the plugin. */
 
 #ifndef __GST_CUDA_FILTERS_ANALYSIS_PRIVATE_H__

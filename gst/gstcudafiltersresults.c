@@ -1,6 +1,8 @@
 /* GStreamer
  * gst-cudafilters: the results of the analysis elements, from the GPU to
- * the interval (gstcudafiltersresults.h).
+ * the interval (gstcudafiltersresults.h): the slots, the worker and the
+ * waits.  The device side, where the kernels' sums go and how they are
+ * copied to the slots, is gstcudafiltersresultsdevice.c.
  *
  * This library is free software; you can redistribute it and/or
  * modify it under the terms of the GNU Library General Public
@@ -12,8 +14,7 @@
 #include "config.h"
 #endif
 
-#include "gstcudafiltersresults.h"
-#include "gstcudafilterswait.h"
+#include "gstcudafiltersresultsprivate.h"
 
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
@@ -23,84 +24,11 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_filters_analysis_debug);
 #define GST_CAT_DEFAULT gst_cuda_filters_analysis_debug
 
-#define MAX_IN_FLIGHT CF_RESULTS_MAX_IN_FLIGHT
-/* device buffers analyse() adds into, in turn: frame n adds into
- * buffer n % N_SUMS and zeroes the next one, whose copy to the host (of
- * frame n + 1 - N_SUMS) its kernels wait for; with 4 that copy is long
- * done, and the kernels of consecutive frames follow each other without
- * waiting for any copy */
-#define N_SUMS 4
-/* result slots start at this alignment in the pinned block */
-#define SLOT_ALIGN 256
 /* Seconds the GPU may take over one frame before the element gives up with
  * an error instead of waiting on.  A busy GPU shared with other work or a
  * display may be slow; one that has not finished a frame in 10 s has
  * stopped answering (a hung kernel, a device lost or being reset). */
 #define GPU_TIMEOUT_S 10
-
-struct _CfResults
-{
-  GstCudaFiltersAnalysis *self;
-  CfResultsAddFunc add;
-  CfResultsResetFunc reset;
-  CfResultsObserveFunc observe;
-  /* the worker's: what observe() found in the frame it handles (messages
-   * and events, each set to NULL once sent), one array for every frame */
-  GPtrArray *observed;
-
-  /* the slot reserve() took for the next frame, or -1 */
-  gint reserved;
-
-  /* Held by the worker from checking a frame's generation until its
-   * messages are posted, and by FLUSH_STOP to bump the generation: once
-   * FLUSH_STOP has been handled, no result message of a frame before it
-   * can follow (the ordering `level` gets from posting under the stream
-   * lock).  So a bus sync handler, which runs on the worker's thread
-   * while a message is posted, must not wait for a thread that flushes.
-   * Taken before `lock`; recursive, so that a sync handler that flushes
-   * from the worker's own thread does not deadlock (the message it is
-   * handling then reaches the bus after that flush). */
-  GRecMutex post_lock;
-
-  /* everything below is under lock */
-  GMutex lock;
-  GCond cond;
-  /* threads in a wait on cond (wake_waiters()): a broadcast is a system
-   * call, and the worker's two a frame mostly find no thread waiting */
-  guint waiting;
-  GThread *worker;
-  GstCudaFiltersWaiter waiter;  /* the worker's own: not under the lock */
-  gboolean quit;
-  GQueue queue;                 /* of CfResultFrame, oldest first */
-  guint generation;             /* bumped on flush: results dropped */
-  CfError error;                /* a failure seen by the worker */
-  gboolean error_posted;        /* its element error is on the bus */
-  /* FLUSH_START to FLUSH_STOP, and from PAUSED_TO_READY on: the streaming
-   * thread's waits end with GST_FLOW_FLUSHING */
-  gboolean flushing;
-  /* when the worker began waiting for the GPU (monotonic, us), 0 when it
-   * does not wait; and whether that took longer than GPU_TIMEOUT_S */
-  gint64 gpu_wait_start;
-  gboolean timed_out;
-
-  /* result slots: pinned host memory, where the kernels' sums are copied
-   * to */
-  gsize slot_size;
-  guint8 *slots;
-  CfEvent events[MAX_IN_FLIGHT];
-  gboolean slot_busy[MAX_IN_FLIGHT];
-  CfResultFrame frames[MAX_IN_FLIGHT];  /* the frame on each busy slot */
-
-  /* the buffers analyse() adds into, N_SUMS of them, copied to the slots
-   * on a stream of their own (copy_stream) */
-  gsize device_size, device_stride;
-  CUdeviceptr sums;
-  guint sums_next;
-  CUstream copy_stream;
-  CfEvent added[N_SUMS];        /* the kernels adding into a buffer are done */
-  CfEvent copied[N_SUMS];       /* its copy to the host is done */
-  gboolean sums_unknown;        /* a frame failed half-way: zero them again */
-};
 
 CfResults *
 cf_results_new (GstCudaFiltersAnalysis * self, CfResultsAddFunc add,
@@ -177,12 +105,6 @@ wait_on_cond (CfResults * r, gint64 deadline)
   else
     g_cond_wait (&r->cond, &r->lock);
   r->waiting--;
-}
-
-static gpointer
-slot_data (CfResults * r, guint slot)
-{
-  return r->slots + (gsize) slot *r->slot_size;
 }
 
 /* Before its slot is free again: then take_frame() may reuse it. */
@@ -382,10 +304,13 @@ worker_loop (gpointer data)
 
     g_mutex_lock (&r->lock);
     r->gpu_wait_start = 0;
+    /* its copy is done, and so is every earlier frame's */
+    if (err == 0 && p->seq > r->copied_seq)
+      r->copied_seq = p->seq;
     if (err == 0 && r->observe && p->generation == r->generation &&
         cf_results_usable (r)) {
       g_ptr_array_set_size (r->observed, 0);
-      r->observe (r->self, p, slot_data (r, p->slot), r->observed);
+      r->observe (r->self, p, cf_results_slot_data (r, p->slot), r->observed);
       observed_any = r->observed->len > 0;
     }
     p->done = TRUE;
@@ -401,7 +326,7 @@ worker_loop (gpointer data)
       if (r->error == 0)
         r->error = failed = err;
     } else if (p->generation == r->generation && cf_results_usable (r)) {
-      msg = r->add (r->self, p, slot_data (r, p->slot), &closed);
+      msg = r->add (r->self, p, cf_results_slot_data (r, p->slot), &closed);
     }
     g_mutex_unlock (&r->lock);
 
@@ -544,165 +469,6 @@ cf_results_stop_flushing (CfResults * r)
   g_mutex_unlock (&r->lock);
 }
 
-/* With @can_free: called with the context current, nothing in flight.
- * Without, everything is forgotten, not freed (see release in
- * gstcudafiltersbase.h). */
-void
-cf_results_free_slots (CfResults * r, gboolean can_free)
-{
-  guint i;
-
-  /* (nothing should be in flight; a failed frame's copy may be) */
-  if (can_free && r->copy_stream)
-    gst_cuda_result (CuStreamSynchronize (r->copy_stream));
-  for (i = 0; i < MAX_IN_FLIGHT; i++) {
-    if (can_free)
-      cf_event_destroy (r->events[i]);
-    r->events[i] = NULL;
-  }
-  for (i = 0; i < N_SUMS; i++) {
-    if (can_free) {
-      cf_event_destroy (r->added[i]);
-      cf_event_destroy (r->copied[i]);
-    }
-    r->added[i] = r->copied[i] = NULL;
-  }
-  if (can_free && r->slots)
-    gst_cuda_result (CuMemFreeHost (r->slots));
-  r->slots = NULL;
-  if (can_free && r->sums)
-    gst_cuda_result (CuMemFree (r->sums));
-  r->sums = 0;
-  r->sums_next = 0;
-  r->sums_unknown = FALSE;
-  if (can_free && r->copy_stream)
-    gst_cuda_result (CuStreamDestroy (r->copy_stream));
-  r->copy_stream = NULL;
-  g_mutex_lock (&r->lock);
-  memset (r->slot_busy, 0, sizeof (r->slot_busy));
-  g_mutex_unlock (&r->lock);
-}
-
-/* The device buffers of analyse(), zeroed on @stream, their events and
- * the copy stream.  Called with the context current. */
-static CfError
-ensure_sums (CfResults * r, CfStream stream)
-{
-  CfError err = 0;
-  guint i;
-
-  r->device_stride = GST_ROUND_UP_N (MAX (r->device_size, 1), SLOT_ALIGN);
-  if (!gst_cuda_result (CuMemAlloc (&r->sums, r->device_stride * N_SUMS))) {
-    r->sums = 0;
-    return CF_ERROR_MEMORY_ALLOCATION;
-  }
-  if (!gst_cuda_result (CuStreamCreate (&r->copy_stream,
-              CU_STREAM_NON_BLOCKING))) {
-    r->copy_stream = NULL;
-    return CF_ERROR_MEMORY_ALLOCATION;
-  }
-  for (i = 0; i < N_SUMS && err == 0; i++) {
-    err = cf_event_create (&r->added[i]);
-    if (err == 0)
-      err = cf_event_create (&r->copied[i]);
-  }
-  if (err == 0)
-    err = cf_fill_plane ((void *) (guintptr) r->sums,
-        r->device_stride * N_SUMS, r->device_stride * N_SUMS, 1, 0, stream);
-  return err;
-}
-
-/* Called with the context current. */
-static CfError
-ensure_slots (CfResults * r, CfStream stream)
-{
-  CfError err = 0;
-  guint i;
-
-  if (r->slots)
-    return 0;
-  /* the subclass's header, then the sums copied from the device */
-  r->slot_size = GST_ROUND_UP_N (MAX (GST_CUDA_FILTERS_ANALYSIS_GET_CLASS
-          (r->self)->device_offset + r->device_size, 1), SLOT_ALIGN);
-  if (!gst_cuda_result (CuMemAllocHost ((void **) &r->slots,
-              r->slot_size * MAX_IN_FLIGHT))) {
-    r->slots = NULL;
-    return CF_ERROR_MEMORY_ALLOCATION;
-  }
-  for (i = 0; i < MAX_IN_FLIGHT && err == 0; i++)
-    err = cf_event_create (&r->events[i]);
-  if (err == 0)
-    err = ensure_sums (r, stream);
-  if (err != 0)
-    cf_results_free_slots (r, TRUE);    /* all or nothing: the next frame retries */
-  return err;
-}
-
-static gpointer
-sums_data (CfResults * r, guint i)
-{
-  return (gpointer) (guintptr) (r->sums + (CUdeviceptr) i * r->device_stride);
-}
-
-/* The kernels add into the next buffer on @stream, and the buffer goes to
- * the slot on the copy stream, whose end is what the worker waits for. */
-static CfError
-analyse_on_device (CfResults * r, CfResultFrame * p, CfStream stream)
-{
-  GstCudaFiltersAnalysisClass *klass =
-      GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (r->self);
-  CfStream copy = (CfStream) r->copy_stream;
-  guint n = r->sums_next, next = (n + 1) % N_SUMS;
-  CfError err = 0;
-
-  if (r->sums_unknown) {
-    /* a buffer may have missed its zeroing: all again, once no copy
-     * reads them */
-    GstCudaFiltersWaiter waiter = { 0 };
-    guint i;
-
-    for (i = 0; i < N_SUMS && err == 0; i++)
-      err = gst_cuda_filters_waiter_wait (&waiter, p->context, r->copied[i]);
-    if (err == 0)
-      err = cf_fill_plane ((void *) (guintptr) r->sums,
-          r->device_stride * N_SUMS, r->device_stride * N_SUMS, 1, 0, stream);
-    if (err != 0)
-      return err;
-    r->sums_unknown = FALSE;
-  }
-  /* the next buffer is zeroed by these kernels: its last copy is out */
-  err = cf_event_wait_on (stream, r->copied[next]);
-  if (err == 0)
-    err = klass->analyse (r->self, &p->region, slot_data (r, p->slot),
-        sums_data (r, n), sums_data (r, next), stream);
-  if (err == 0)
-    err = cf_event_record (r->added[n], stream);
-  if (err == 0)
-    err = cf_event_wait_on (copy, r->added[n]);
-  if (err == 0)
-    err = cf_copy_to_host ((guint8 *) slot_data (r, p->slot) +
-        klass->device_offset, sums_data (r, n), r->device_size, copy);
-  if (err == 0)
-    err = cf_event_record (r->copied[n], copy);
-  if (err == 0)
-    err = cf_event_record (r->events[p->slot], copy);
-  r->sums_next = next;
-  r->sums_unknown = err != 0;
-  return err;
-}
-
-CfError
-cf_results_analyse (CfResults * r, CfResultFrame * p, CfStream stream)
-{
-  CfError err = ensure_slots (r, stream);
-
-  if (err == 0)
-    err = analyse_on_device (r, p, stream);
-  if (err != 0)
-    cf_results_drop_frame (r, p);
-  return err;
-}
-
 /* Taken before the base class runs the frame, so that a wait can end in
  * GST_FLOW_FLUSHING (a flush, the change to READY) or in an error of its
  * own (a GPU that stopped answering) rather than in a CUDA error. */
@@ -805,7 +571,7 @@ cf_results_read (CfResults * r, CfResultFrame * p, GstBuffer * buf,
   err = p->err;
   /* under the lock: the subclass's callbacks run one at a time */
   if (err == 0 && writable)
-    read (r->self, buf, p, slot_data (r, p->slot));
+    read (r->self, buf, p, cf_results_slot_data (r, p->slot));
   /* the worker may let the slot go */
   p->reader = FALSE;
   wake_waiters (r);

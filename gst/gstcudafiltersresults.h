@@ -34,6 +34,7 @@ typedef struct
   GList link;                   /* in the worker's queue */
   guint slot;
   guint generation;
+  guint64 seq;                  /* its place among the frames analysed */
   GstBuffer *buffer;            /* held until the GPU has read it */
   GstCudaContext *context;
   GstClockTime pts, duration, stream_time, running_time;

@@ -1,0 +1,116 @@
+/* GStreamer
+ * gst-cudafilters: the state of the analysis elements' results, shared by
+ * gstcudafiltersresults.c (the slots, the worker, the waits) and
+ * gstcudafiltersresultsdevice.c (the device buffers and the copies).
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Internal to the plugin: the rest of it uses gstcudafiltersresults.h. */
+
+#ifndef __GST_CUDA_FILTERS_RESULTS_PRIVATE_H__
+#define __GST_CUDA_FILTERS_RESULTS_PRIVATE_H__
+
+#include "gstcudafiltersresults.h"
+#include "gstcudafilterswait.h"
+
+G_BEGIN_DECLS
+
+#define MAX_IN_FLIGHT CF_RESULTS_MAX_IN_FLIGHT
+/* device buffers analyse() adds into, in turn: frame n adds into
+ * buffer n % N_SUMS and zeroes the next one, whose copy to the host (of
+ * frame n + 1 - N_SUMS) must be done first; with 4 that copy is long
+ * done, and the kernels of consecutive frames follow each other without
+ * waiting for any copy */
+#define N_SUMS 4
+
+struct _CfResults
+{
+  GstCudaFiltersAnalysis *self;
+  CfResultsAddFunc add;
+  CfResultsResetFunc reset;
+  CfResultsObserveFunc observe;
+  /* the worker's: what observe() found in the frame it handles (messages
+   * and events, each set to NULL once sent), one array for every frame */
+  GPtrArray *observed;
+
+  /* the slot reserve() took for the next frame, or -1 */
+  gint reserved;
+
+  /* Held by the worker from checking a frame's generation until its
+   * messages are posted, and by FLUSH_STOP to bump the generation: once
+   * FLUSH_STOP has been handled, no result message of a frame before it
+   * can follow (the ordering `level` gets from posting under the stream
+   * lock).  So a bus sync handler, which runs on the worker's thread
+   * while a message is posted, must not wait for a thread that flushes.
+   * Taken before `lock`; recursive, so that a sync handler that flushes
+   * from the worker's own thread does not deadlock (the message it is
+   * handling then reaches the bus after that flush). */
+  GRecMutex post_lock;
+
+  /* everything below is under lock */
+  GMutex lock;
+  GCond cond;
+  /* threads in a wait on cond (wake_waiters()): a broadcast is a system
+   * call, and the worker's two a frame mostly find no thread waiting */
+  guint waiting;
+  GThread *worker;
+  GstCudaFiltersWaiter waiter;  /* the worker's own: not under the lock */
+  gboolean quit;
+  GQueue queue;                 /* of CfResultFrame, oldest first */
+  guint generation;             /* bumped on flush: results dropped */
+  CfError error;                /* a failure seen by the worker */
+  gboolean error_posted;        /* its element error is on the bus */
+  /* FLUSH_START to FLUSH_STOP, and from PAUSED_TO_READY on: the streaming
+   * thread's waits end with GST_FLOW_FLUSHING */
+  gboolean flushing;
+  /* when the worker began waiting for the GPU (monotonic, us), 0 when it
+   * does not wait; and whether that took longer than GPU_TIMEOUT_S */
+  gint64 gpu_wait_start;
+  gboolean timed_out;
+  /* the sequence number of the last frame whose copy the worker has seen
+   * done (frames are copied in order) */
+  guint64 copied_seq;
+
+  /* result slots: pinned host memory, where the kernels' sums are copied
+   * to */
+  gsize slot_size;
+  guint8 *slots;
+  CfEvent events[MAX_IN_FLIGHT];
+  gboolean slot_busy[MAX_IN_FLIGHT];
+  CfResultFrame frames[MAX_IN_FLIGHT];  /* the frame on each busy slot */
+
+  /* the buffers analyse() adds into, N_SUMS of them, copied to the slots
+   * on a stream of their own (copy_stream) */
+  gsize device_size, device_stride;
+  CUdeviceptr sums;
+  guint sums_next;
+  CUstream copy_stream;
+  CfEvent added;                /* a frame's kernels are done */
+  /* the streaming thread's: frames analysed so far (a frame's sequence
+   * number, from 1), and the last frame whose copy reads each buffer
+   * (0: none since they were zeroed) and its slot, whose event follows
+   * that copy.  A frame whose copy the worker has seen done needs no
+   * wait; one that it has not seen still holds its slot, so the slot's
+   * event is that copy's (or, for a frame dropped since, a later copy's
+   * on the same stream: a longer wait, never a shorter one).  So no event
+   * is recorded a buffer. */
+  guint64 seq;
+  guint64 sums_user[N_SUMS];
+  guint sums_user_slot[N_SUMS];
+  gboolean sums_unknown;        /* a frame failed half-way: zero them again */
+};
+
+/* Slot @slot's bytes: the subclass's header, then the sums copied from
+ * the device. */
+static inline gpointer
+cf_results_slot_data (CfResults * r, guint slot)
+{
+  return r->slots + (gsize) slot *r->slot_size;
+}
+
+G_END_DECLS
+#endif /* __GST_CUDA_FILTERS_RESULTS_PRIVATE_H__ */
