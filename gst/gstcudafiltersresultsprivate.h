@@ -22,10 +22,12 @@ G_BEGIN_DECLS
 #define MAX_IN_FLIGHT CF_RESULTS_MAX_IN_FLIGHT
 /* device buffers analyse() adds into, in turn: frame n adds into
  * buffer n % N_SUMS and zeroes the next one, whose copy to the host (of
- * frame n + 1 - N_SUMS) must be done first; with 4 that copy is long
- * done, and the kernels of consecutive frames follow each other without
- * waiting for any copy */
-#define N_SUMS 4
+ * frame n + 1 - N_SUMS) must be done first.  One more than the slots: a
+ * frame has a slot only once the frame MAX_IN_FLIGHT before it has left
+ * the worker, which saw its copy done, so no frame's kernels wait for a
+ * copy, and the streaming thread queues no wait for one (but after a
+ * frame dropped on the way) */
+#define N_SUMS (MAX_IN_FLIGHT + 1)
 
 struct _CfResults
 {
