@@ -16,8 +16,6 @@
 
 #include "gstcudafiltersresultsprivate.h"
 
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudautils.h>
 #include <string.h>
 
 /* (the analysis base class's: results are its work) */
@@ -486,8 +484,8 @@ cf_results_reserve (CfResults * r)
       ret = GST_FLOW_FLUSHING;
       break;
     }
-    for (i = 0; i < MAX_IN_FLIGHT && r->slot_busy[i]; i++);
-    if (i < MAX_IN_FLIGHT) {
+    for (i = 0; i < CF_RESULTS_MAX_IN_FLIGHT && r->slot_busy[i]; i++);
+    if (i < CF_RESULTS_MAX_IN_FLIGHT) {
       r->slot_busy[i] = TRUE;
       r->reserved = (gint) i;
       ret = GST_FLOW_OK;

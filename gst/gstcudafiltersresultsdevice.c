@@ -33,7 +33,7 @@ cf_results_free_slots (CfResults * r, gboolean can_free)
   /* (nothing should be in flight; a failed frame's copy may be) */
   if (can_free && r->copy_stream)
     gst_cuda_result (CuStreamSynchronize (r->copy_stream));
-  for (i = 0; i < MAX_IN_FLIGHT; i++) {
+  for (i = 0; i < CF_RESULTS_MAX_IN_FLIGHT; i++) {
     if (can_free)
       cf_event_destroy (r->events[i]);
     r->events[i] = NULL;
@@ -41,8 +41,7 @@ cf_results_free_slots (CfResults * r, gboolean can_free)
   if (can_free)
     cf_event_destroy (r->added);
   r->added = NULL;
-  /* (the sequence numbers go on: a late worker's copied_seq then says
-   * nothing of the frames to come) */
+  /* (seq goes on counting, since copied_seq is never reset) */
   memset (r->sums_user, 0, sizeof (r->sums_user));
   if (can_free && r->slots)
     gst_cuda_result (CuMemFreeHost (r->slots));
@@ -68,7 +67,8 @@ ensure_sums (CfResults * r, CfStream stream)
   CfError err;
 
   r->device_stride = GST_ROUND_UP_N (MAX (r->device_size, 1), SLOT_ALIGN);
-  if (!gst_cuda_result (CuMemAlloc (&r->sums, r->device_stride * N_SUMS))) {
+  if (!gst_cuda_result (CuMemAlloc (&r->sums,
+              r->device_stride * CF_RESULTS_N_SUMS))) {
     r->sums = 0;
     return CF_ERROR_MEMORY_ALLOCATION;
   }
@@ -80,7 +80,8 @@ ensure_sums (CfResults * r, CfStream stream)
   err = cf_event_create (&r->added);
   if (err == 0)
     err = cf_fill_plane ((void *) (guintptr) r->sums,
-        r->device_stride * N_SUMS, r->device_stride * N_SUMS, 1, 0, stream);
+        r->device_stride * CF_RESULTS_N_SUMS,
+        r->device_stride * CF_RESULTS_N_SUMS, 1, 0, stream);
   return err;
 }
 
@@ -97,11 +98,11 @@ ensure_slots (CfResults * r, CfStream stream)
   r->slot_size = GST_ROUND_UP_N (MAX (GST_CUDA_FILTERS_ANALYSIS_GET_CLASS
           (r->self)->device_offset + r->device_size, 1), SLOT_ALIGN);
   if (!gst_cuda_result (CuMemAllocHost ((void **) &r->slots,
-              r->slot_size * MAX_IN_FLIGHT))) {
+              r->slot_size * CF_RESULTS_MAX_IN_FLIGHT))) {
     r->slots = NULL;
     return CF_ERROR_MEMORY_ALLOCATION;
   }
-  for (i = 0; i < MAX_IN_FLIGHT && err == 0; i++)
+  for (i = 0; i < CF_RESULTS_MAX_IN_FLIGHT && err == 0; i++)
     err = cf_event_create (&r->events[i]);
   if (err == 0)
     err = ensure_sums (r, stream);
@@ -116,18 +117,18 @@ sums_data (CfResults * r, guint i)
   return (gpointer) (guintptr) (r->sums + (CUdeviceptr) i * r->device_stride);
 }
 
-/* @stream waits until the last copy that reads sums buffer @i is done. */
+/* @stream waits until the last copy that reads sums buffer @i is done.
+ * The lock is taken only when what was read of copied_seq before does
+ * not tell: the worker holds it while it builds a message. */
 static CfError
 wait_for_copy (CfResults * r, guint i, CfStream stream)
 {
-  guint64 copied;
-
-  if (r->sums_user[i] == 0)
+  if (r->sums_user[i] <= r->known_copied)
     return 0;
   g_mutex_lock (&r->lock);
-  copied = r->copied_seq;
+  r->known_copied = r->copied_seq;
   g_mutex_unlock (&r->lock);
-  if (r->sums_user[i] <= copied)
+  if (r->sums_user[i] <= r->known_copied)
     return 0;
   return cf_event_wait_on (stream, r->events[r->sums_user_slot[i]]);
 }
@@ -141,7 +142,7 @@ analyse_on_device (CfResults * r, CfResultFrame * p, CfStream stream)
       GST_CUDA_FILTERS_ANALYSIS_GET_CLASS (r->self);
   CfStream copy = (CfStream) r->copy_stream;
   guint8 *slot = cf_results_slot_data (r, p->slot);
-  guint n = r->sums_next, next = (n + 1) % N_SUMS;
+  guint n = r->sums_next, next = (n + 1) % CF_RESULTS_N_SUMS;
   CfError err = 0;
 
   if (r->sums_unknown) {
@@ -155,7 +156,8 @@ analyse_on_device (CfResults * r, CfResultFrame * p, CfStream stream)
       err = gst_cuda_filters_waiter_wait (&waiter, p->context, r->added);
     if (err == 0)
       err = cf_fill_plane ((void *) (guintptr) r->sums,
-          r->device_stride * N_SUMS, r->device_stride * N_SUMS, 1, 0, stream);
+          r->device_stride * CF_RESULTS_N_SUMS,
+          r->device_stride * CF_RESULTS_N_SUMS, 1, 0, stream);
     if (err != 0)
       return err;
     memset (r->sums_user, 0, sizeof (r->sums_user));

@@ -19,15 +19,14 @@
 
 G_BEGIN_DECLS
 
-#define MAX_IN_FLIGHT CF_RESULTS_MAX_IN_FLIGHT
-/* device buffers analyse() adds into, in turn: frame n adds into
- * buffer n % N_SUMS and zeroes the next one, whose copy to the host (of
- * frame n + 1 - N_SUMS) must be done first.  One more than the slots: a
- * frame has a slot only once the frame MAX_IN_FLIGHT before it has left
- * the worker, which saw its copy done, so no frame's kernels wait for a
- * copy, and the streaming thread queues no wait for one (but after a
- * frame dropped on the way) */
-#define N_SUMS (MAX_IN_FLIGHT + 1)
+/* device buffers analyse() adds into, in turn: a frame adds into one and
+ * zeroes the next, whose copy to the host (of the frame CF_RESULTS_N_SUMS
+ * - 1 before) must be done first.  One more than the slots: a frame has a
+ * slot only once the frame CF_RESULTS_MAX_IN_FLIGHT before it has left the
+ * worker, which saw its copy done, so no frame's kernels wait for a copy,
+ * and the streaming thread queues no wait for one (but after a frame
+ * dropped on the way, or whose wait failed) */
+#define CF_RESULTS_N_SUMS (CF_RESULTS_MAX_IN_FLIGHT + 1)
 
 struct _CfResults
 {
@@ -53,7 +52,7 @@ struct _CfResults
    * handling then reaches the bus after that flush). */
   GRecMutex post_lock;
 
-  /* everything below is under lock */
+  /* from here to the slots, under lock but where said otherwise */
   GMutex lock;
   GCond cond;
   /* threads in a wait on cond (wake_waiters()): a broadcast is a system
@@ -78,31 +77,41 @@ struct _CfResults
   guint64 copied_seq;
 
   /* result slots: pinned host memory, where the kernels' sums are copied
-   * to */
+   * to.  The block and the events are made and freed by the streaming
+   * thread (ensure_slots(), free_slots() once nothing is in flight), and
+   * a slot is read by whichever thread holds it; slot_busy is under the
+   * lock, and a frame is its slot's holder's. */
   gsize slot_size;
   guint8 *slots;
-  CfEvent events[MAX_IN_FLIGHT];
-  gboolean slot_busy[MAX_IN_FLIGHT];
-  CfResultFrame frames[MAX_IN_FLIGHT];  /* the frame on each busy slot */
+  CfEvent events[CF_RESULTS_MAX_IN_FLIGHT];
+  gboolean slot_busy[CF_RESULTS_MAX_IN_FLIGHT];
+  /* the frame on each busy slot */
+  CfResultFrame frames[CF_RESULTS_MAX_IN_FLIGHT];
 
-  /* the buffers analyse() adds into, N_SUMS of them, copied to the slots
-   * on a stream of their own (copy_stream) */
+  /* The rest is the streaming thread's, not under the lock (and
+   * free_slots()'s, once nothing is in flight). */
+
+  /* the buffers analyse() adds into, CF_RESULTS_N_SUMS of them, copied to
+   * the slots on a stream of their own (copy_stream) */
   gsize device_size, device_stride;
   CUdeviceptr sums;
   guint sums_next;
   CUstream copy_stream;
-  CfEvent added;                /* a frame's kernels are done */
-  /* the streaming thread's: frames analysed so far (a frame's sequence
-   * number, from 1), and the last frame whose copy reads each buffer
-   * (0: none since they were zeroed) and its slot, whose event follows
-   * that copy.  A frame whose copy the worker has seen done needs no
-   * wait; one that it has not seen still holds its slot, so the slot's
-   * event is that copy's (or, for a frame dropped since, a later copy's
-   * on the same stream: a longer wait, never a shorter one).  So no event
-   * is recorded a buffer. */
-  guint64 seq;
-  guint64 sums_user[N_SUMS];
-  guint sums_user_slot[N_SUMS];
+  /* a frame's kernels are done (and, after a failed frame, all that the
+   * copy stream holds) */
+  CfEvent added;
+  /* Frames analysed so far (a frame's sequence number, from 1; never
+   * reset, as copied_seq is not), copied_seq as last read, and the last
+   * frame whose copy reads each buffer (0: none since they were zeroed)
+   * and its slot, whose event follows that copy.  A frame whose copy the
+   * worker has seen done needs no wait.  One that it has not seen still
+   * holds its slot, so the slot's event is that copy's; or it was dropped,
+   * or its wait failed, and the slot's event is that copy's or a later
+   * copy's on the same stream: a longer wait, never a shorter one.  So no
+   * event is recorded a buffer. */
+  guint64 seq, known_copied;
+  guint64 sums_user[CF_RESULTS_N_SUMS];
+  guint sums_user_slot[CF_RESULTS_N_SUMS];
   gboolean sums_unknown;        /* a frame failed half-way: zero them again */
 };
 
