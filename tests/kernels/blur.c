@@ -571,7 +571,7 @@ run_words_case (gint w, gint h, gint channels, gint depth, gint shift,
 
 /* every channel count, border and sigma, P010's, I420_10's, P012's and
  * 16-bit layouts, on small odd frames and on frames wider than a tile
- * (224 pixels, or 160 with 2 channels) and taller than one (32 rows);
+ * (192 pixels, or 160 with 2 channels) and taller than one (32 rows);
  * 4K P010 luma and chroma, and a luma plane the two passes take */
 GST_START_TEST (test_blur_words_equals_reference)
 {
@@ -619,9 +619,9 @@ GST_END_TEST;
  * reference: P010 (luma, then chroma of 2 channels at half size and half
  * sigma), I420_12 (3 planes, the chroma at half size) and Y444_16 (3
  * alike, the same sigma, which no one launch takes); sigma_y 0.7 sigma_x;
- * border values with bits above the depth.  `offset`: the sources start
- * 2 bytes into their allocations, on rows of padded pitches (words off
- * the 8-byte grid) */
+ * border values with bits above the depth.  `offset`: the sources and
+ * destinations start 2 bytes into their allocations, on rows of padded
+ * pitches (words off the 8-byte grid, outputs off 4 bytes) */
 typedef enum
 { LAYOUT_P010, LAYOUT_I420_12, LAYOUT_Y444_16 } PlanesLayout;
 
@@ -635,12 +635,12 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
     gint depth, shift;
   } layouts[] = { {"P010", 10, 6}, {"I420_12", 12, 0}, {"Y444_16", 16, 0} };
   const gint depth = layouts[layout].depth, shift = layouts[layout].shift;
-  const gsize src_extra = offset ? 2 : 0;
+  const gsize extra = offset ? 2 : 0;
   gboolean subsampled = layout != LAYOUT_Y444_16;
   gint n = layout == LAYOUT_P010 ? 2 : 3, i, c;
   gchar *what = g_strdup_printf ("blur planes of words %dx%d %s, sigma %g, "
       "border %d, pitch mode %d%s", w, h, layouts[layout].name, sigma, border,
-      mode, offset ? ", sources 2 bytes in" : "");
+      mode, offset ? ", planes 2 bytes in" : "");
   PlaneCase pc[3];
   CfBlurPlane planes[3];
   CfBlurKernel kx[3], ky[3];
@@ -656,18 +656,20 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
     frame_plane (w, h, n, subsampled, i, sigma, &pw, &ph, &ch, &sx);
     sy = 0.7 * sx;
     row = (gsize) (2 * pw * ch);
-    plane_case_init (&pc[i], row + src_extra, row, ph, mode);
+    plane_case_init (&pc[i], row + extra, row + extra, ph, mode);
     plane_case_upload (&pc[i]);
     fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
             CF_BLUR_WORD_BITS, &kx[i]) == 0);
     fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
             CF_BLUR_WORD_BITS, &ky[i]) == 0);
-    case_plane (&planes[i], &pc[i], src_extra, pw, ph, ch, &kx[i], &ky[i]);
+    case_plane (&planes[i], &pc[i], extra, pw, ph, ch, &kx[i], &ky[i]);
+    planes[i].dst = pc[i].d_dst + pc[i].dst_off + extra;
     for (c = 0; c < 4; c++)
       planes[i].border_value[c] = g_rand_int_range (rand_, 0, 65536);
-    cf_ref_blur_plane_words (pc[i].src + pc[i].src_off + src_extra,
-        pc[i].src_pitch, pc[i].want + pc[i].dst_off, pc[i].dst_pitch, pw, ph,
-        ch, depth, shift, &kx[i], &ky[i], border, planes[i].border_value);
+    cf_ref_blur_plane_words (pc[i].src + pc[i].src_off + extra,
+        pc[i].src_pitch, pc[i].want + pc[i].dst_off + extra, pc[i].dst_pitch,
+        pw, ph, ch, depth, shift, &kx[i], &ky[i], border,
+        planes[i].border_value);
     scratch_size = MAX (scratch_size, cf_blur_word_scratch_bytes (pw, ph, ch));
   }
   CUDA_OK (cudaMalloc (&scratch, scratch_size));
@@ -707,6 +709,11 @@ GST_START_TEST (test_blur_planes_words_equals_reference)
         PITCH_TIGHT, FALSE);
     run_words_planes_case (1283, 517, layout, 2.6, CF_BORDER_REFLECT_101,
         PITCH_PADDED, TRUE);
+    /* tiles inside the frame at the larger buckets, (12, 8) and (16, 8) */
+    run_words_planes_case (1921, 1081, layout, 4, CF_BORDER_REFLECT_101,
+        PITCH_PADDED, FALSE);
+    run_words_planes_case (1921, 1081, layout, 5, CF_BORDER_REPLICATE,
+        PITCH_PADDED, FALSE);
   }
 }
 
