@@ -159,14 +159,14 @@ CfError cf_blur_plane_words (const void *src, size_t src_pitch,
     CfStream stream);
 
 /* Blurs a frame's planes (1 to CF_BLUR_MAX_PLANES), each as
- * cf_blur_plane_words would, to
- * the same words; in one launch where it can: the first plane of one
- * channel and the others alike, at radii (the larger of x and y) up to 4
- * and 4, 8 and 4, 12 and 8 or 16 and 8 (sigma and sigma / 2), where the
- * GPU's blocks have the shared memory; otherwise plane by plane.  No
- * plane's src or dst may overlap another's (they are read and written at
- * once).  scratch: cf_blur_word_scratch_bytes () of the largest plane.
- * Widths times channels and heights up to 2^30, 2^36 samples a plane. */
+ * cf_blur_plane_words would, to the same words; in one launch where it
+ * can: the first plane of one channel and the others alike, at radii (the
+ * larger of x and y) up to 4 and 4, 8 and 4, 12 and 8 or 16 and 8 (sigma
+ * and sigma / 2), where the GPU's blocks have the shared memory;
+ * otherwise plane by plane.  No plane's dst may overlap another plane's
+ * src or dst (they are read and written at once; refused).  scratch:
+ * cf_blur_word_scratch_bytes () of the largest plane.  Widths times
+ * channels and heights up to 2^30, 2^36 samples a plane. */
 CfError cf_blur_planes_words (const CfBlurPlane * planes, int n_planes,
     int depth, int shift, CfBorder border, void *scratch, CfStream stream);
 

@@ -60,29 +60,31 @@ plane_ok (const void *src, size_t src_pitch, const void *dst,
  * row's end, at a and b, overlap */
 inline bool
 ranges_overlap (const void *a, size_t a_pitch, const void *b, size_t b_pitch,
-    const CfBlurPlane & pa, const CfBlurPlane & pb)
+    const CfBlurPlane & pa, const CfBlurPlane & pb, size_t sample_bytes)
 {
   const uintptr_t a0 = (uintptr_t) a, b0 = (uintptr_t) b;
   const uintptr_t a1 = a0 + a_pitch * (size_t) (pa.height - 1) +
-      (size_t) pa.width * pa.channels;
+      (size_t) pa.width * pa.channels * sample_bytes;
   const uintptr_t b1 = b0 + b_pitch * (size_t) (pb.height - 1) +
-      (size_t) pb.width * pb.channels;
+      (size_t) pb.width * pb.channels * sample_bytes;
   return a0 < b1 && b0 < a1;
 }
 
 /* Whether a plane's output overlaps another plane's input or output
- * (the one launch reads and writes them all at once); planes already
- * checked by plane_ok */
+ * (the one launch reads and writes them all at once), samples of
+ * sample_bytes (1, or 2 for words); planes already checked for their
+ * sizes (plane_ok, word_plane_ok) */
 inline bool
-planes_overlap (const CfBlurPlane * planes, int n)
+planes_overlap (const CfBlurPlane * planes, int n, size_t sample_bytes)
 {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j && (ranges_overlap (planes[i].dst, planes[i].dst_pitch,
-                  planes[j].src, planes[j].src_pitch, planes[i], planes[j])
+                  planes[j].src, planes[j].src_pitch, planes[i], planes[j],
+                  sample_bytes)
               || ranges_overlap (planes[i].dst, planes[i].dst_pitch,
-                  planes[j].dst, planes[j].dst_pitch, planes[i],
-                  planes[j])))
+                  planes[j].dst, planes[j].dst_pitch, planes[i], planes[j],
+                  sample_bytes)))
         return true;
   return false;
 }

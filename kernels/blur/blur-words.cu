@@ -328,6 +328,8 @@ cf_blur_planes_words (const CfBlurPlane * planes, int n_planes,
   for (int i = 0; i < n_planes; i++)
     if (!word_plane_ok (&planes[i], depth, shift))
       return cudaErrorInvalidValue;
+  if (planes_overlap (planes, n_planes, 2))
+    return cudaErrorInvalidValue;
 
   cf_forget_earlier_errors ();
   cudaStream_t st = (cudaStream_t) stream;

@@ -566,7 +566,7 @@ cf_blur_planes (const CfBlurPlane * planes, int n_planes, CfBorder border,
       if (p.border_value[c] > 255)
         return cudaErrorInvalidValue;
   }
-  if (planes_overlap (planes, n_planes))
+  if (planes_overlap (planes, n_planes, 1))
     return cudaErrorInvalidValue;
 
   const DeviceInfo *info;

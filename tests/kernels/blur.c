@@ -870,6 +870,18 @@ GST_START_TEST (test_blur_words_invalid_arguments)
     planes[1].dst_pitch = 15;
     fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);
+    /* a plane's output over another's input, or over its output: plane
+     * 0's src and dst each end 64 bytes in (4 rows of 16, 8 words each) */
+    planes[1].dst_pitch = 16;
+    planes[1].dst = d + 62;
+    fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    planes[1].dst = d + 1024 + 62;
+    fail_if (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    planes[1].dst = d + 1024 + 64;
+    fail_unless (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
   }
   /* packed 10-bit RGB: pointers and pitches off 4 bytes, short pitches,
    * no scratch, 8-bit weights */
