@@ -11,7 +11,9 @@
  * - an interval is posted early before its sum would overflow; FLUSH_START
  *   and the change to READY wake a frame waiting for a slot, for its meta
  *   or EOS waiting for the frames in flight, and drop their results; a GPU
- *   that does not finish a frame in 10 s is an element error, not a hang.
+ *   that does not finish a frame in 10 s is an element error, not a hang;
+ *   a frame that fails half-way is an element error, and the frames after
+ *   it add into zeroed sums.
  * What needs the elements' own kernels (their results, each format's
  * planes and regions in them) is tested with each element.
  * Without a GPU only the "cpu" tests run (the interval's arithmetic: the
@@ -78,7 +80,19 @@ typedef struct
    * counted, its result gains OBSERVED_MARK, and a message says so */
   gboolean observing;
   guint observed;               /* since the last reset */
+  /* with marking (set before the first frame): a frame's device part
+   * holds, in its second 8 bytes, what its sums' first 8 held when its
+   * frame began (0: zeroed, as every frame's must be), then the frame
+   * marks those first 8 bytes with MARK_BYTE; `dirty` counts the frames
+   * that found them marked.  Frame `miss_at` (counted from 0) does not
+   * zero the next buffer; frame `fail_at` does not either, and fails. */
+  gboolean marking;
+  guint analysed;               /* frames analysed, under the lock */
+  guint miss_at, fail_at;
+  gint dirty;                   /* atomic */
 } GstCudaTestCounter;
+
+#define MARK_BYTE 0x5A
 
 /* what observing adds to each frame's result, above any test's values */
 #define OBSERVED_MARK (G_GUINT64_CONSTANT (1) << 40)
@@ -110,15 +124,27 @@ counter_analyse (GstCudaFiltersAnalysis * analysis,
   GstCudaTestCounter *self = (GstCudaTestCounter *) analysis;
   cudaError_t err = cudaSuccess;
   gboolean closed;
+  guint frame;
 
   GST_OBJECT_LOCK (self);
   *(guint64 *) result = self->value;
+  frame = self->analysed++;
   GST_OBJECT_UNLOCK (self);
   g_mutex_lock (&gate.lock);
   closed = gate.closed;
   g_mutex_unlock (&gate.lock);
   if (closed)
     err = cudaLaunchHostFunc ((cudaStream_t) stream, gate_host_func, &gate);
+  if (err == cudaSuccess && self->marking) {
+    err = cudaMemcpyAsync ((guint8 *) sums + 8, sums, 8,
+        cudaMemcpyDeviceToDevice, (cudaStream_t) stream);
+    if (err == cudaSuccess)
+      err = cf_fill_plane (sums, 8, 8, 1, MARK_BYTE, stream);
+    if (err == cudaSuccess && frame == self->fail_at)
+      return cudaErrorInvalidValue;
+    if (frame == self->miss_at)
+      return err;
+  }
   if (err != cudaSuccess)
     return err;
   return cf_fill_plane (zero_next, COUNTER_DEVICE_SIZE, COUNTER_DEVICE_SIZE,
@@ -158,7 +184,13 @@ counter_observe (GstCudaFiltersAnalysis * analysis,
 {
   GstCudaTestCounter *self = (GstCudaTestCounter *) analysis;
   guint64 *value = result;
+  guint64 found;
 
+  if (self->marking) {
+    memcpy (&found, (const guint8 *) result + COUNTER_HEADER + 8, 8);
+    if (found != 0)
+      g_atomic_int_inc (&self->dirty);
+  }
   if (!self->observing)
     return;
   self->observed++;
@@ -210,6 +242,7 @@ gst_cuda_test_counter_class_init (GstCudaTestCounterClass * klass)
 static void
 gst_cuda_test_counter_init (GstCudaTestCounter * self)
 {
+  self->miss_at = self->fail_at = G_MAXUINT;
 }
 
 static GstClockTime
@@ -1449,6 +1482,59 @@ GST_START_TEST (test_region_of_interest)
 
 GST_END_TEST;
 
+/* Frames @first to @first + @n - 1, each result's message waited for */
+static void
+push_frames_each_posted (Counter * c, guint first, guint n)
+{
+  guint i;
+
+  for (i = first; i < first + n; i++) {
+    fail_unless_equals_int (gst_harness_push (c->h, counter_frame (c, i)),
+        GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (c->h));
+    expect_counter_message (c, i, 1, 0, "a marking frame");
+  }
+}
+
+/* A frame whose work failed half-way (its kernels added into its sums
+ * but did not zero the next buffer, which the next frame adds into): an
+ * element error for it, and every frame after it adds into zeroed sums,
+ * each buffer used again since.  First, the same miss without the error
+ * (a frame that skips the zeroing and does not say so) shows that the
+ * counter sees a buffer not zeroed. */
+GST_START_TEST (test_frame_failed_half_way)
+{
+  Counter *c = counter_new ();
+  GstCudaTestCounter *self = (GstCudaTestCounter *) c->h->element;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  self->marking = TRUE;
+  self->miss_at = 40;
+  self->fail_at = 60;
+  /* every sums buffer used (and marked) before the miss */
+  push_frames_each_posted (c, 0, 40);
+  fail_unless_equals_int (g_atomic_int_get (&self->dirty), 0);
+  push_frames_each_posted (c, 40, 20);
+  fail_unless_equals_int (g_atomic_int_get (&self->dirty), 1);
+  g_atomic_int_set (&self->dirty, 0);
+
+  fail_unless_equals_int (gst_harness_push (c->h, counter_frame (c, 60)),
+      GST_FLOW_ERROR);
+  msg = gst_bus_timed_pop_filtered (c->bus, GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message for the failed frame");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_str_has_prefix (err->message, "CUDA failed while "), "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  push_frames_each_posted (c, 61, 40);
+  fail_unless_equals_int (g_atomic_int_get (&self->dirty), 0);
+  counter_free (c);
+}
+
+GST_END_TEST;
+
 /* A frame shorter than its caps say: a flow error and an error message. */
 GST_START_TEST (test_short_buffer)
 {
@@ -1484,7 +1570,7 @@ CF_TEST_SUITE (analysis_suite, "analysis",
     CF_TEST (test_ready_wakes_frame_waiting_for_slot),
     CF_TEST (test_flush_wakes_eos),
     CF_TEST (test_flush_wakes_frame_waiting_for_meta),
-    CF_TEST (test_gpu_timeout));
+    CF_TEST (test_gpu_timeout), CF_TEST (test_frame_failed_half_way));
 
 CF_TEST_SUITE (analysis_cpu_suite, "analysis-cpu",
     CF_TEST_CASE ("cpu", 0),
