@@ -325,7 +325,9 @@ blur_plane_of (GstCudaBlur * self, const GstCudaFiltersFrame * in,
 
 /* Every plane blurred by one call (one launch where the kernels allow),
  * unless a plane is not blurred at all (sigma 0: copied as it is, bits
- * outside the samples included).  Returns FALSE where it did nothing. */
+ * outside the samples included), or the planes' rows interleave (a video
+ * meta's layout, which that call refuses).  Returns FALSE where it did
+ * nothing. */
 static gboolean
 blur_planes_at_once (const CfBlurPlane * planes, guint n, const gint * shifts,
     gboolean words, guint depth, CfBorder border, gpointer scratch,
@@ -342,6 +344,8 @@ blur_planes_at_once (const CfBlurPlane * planes, guint n, const gint * shifts,
     if (shifts[p] != shifts[0])
       return FALSE;
   }
+  if (cf_blur_planes_overlap (planes, (int) n, words ? 2 : 1))
+    return FALSE;
   *err = words ? cf_blur_planes_words (planes, (int) n, (int) depth,
       shifts[0], border, scratch, stream) :
       cf_blur_planes (planes, (int) n, border, scratch, stream);

@@ -106,11 +106,22 @@ typedef struct
  * where there are more, the others alike, each at least 32 pixels wide,
  * its rows whole 16-byte units, 16-byte aligned in and out and at most
  * 64 MiB apart: NV12's, I420's and Y444's planes where their widths and
- * rows allow), otherwise plane by plane.  No plane's src or dst may
- * overlap another plane's (they are read and written at once; refused).
- * scratch: cf_blur_scratch_bytes () of the largest plane. */
+ * rows allow), otherwise plane by plane.  No plane's dst may overlap
+ * another plane's src or dst (they are read and written at once; refused:
+ * cf_blur_planes_overlap ()).  scratch: cf_blur_scratch_bytes () of the
+ * largest plane. */
 CfError cf_blur_planes (const CfBlurPlane * planes, int n_planes,
     CfBorder border, void *scratch, CfStream stream);
+
+/* Whether cf_blur_planes () (sample_bytes 1) or cf_blur_planes_words ()
+ * (2) refuses @planes as overlapping: a plane's dst, from its first row's
+ * start to its last row's end, meets another plane's src or dst so taken.
+ * Planes whose rows interleave within those ranges without sharing a byte
+ * (a layout a video meta may give) are refused too, and are blurred right
+ * plane by plane.  0 for planes that are not 1 to CF_BLUR_MAX_PLANES of
+ * at least one pixel. */
+int cf_blur_planes_overlap (const CfBlurPlane * planes, int n_planes,
+    int sample_bytes);
 
 /* High bit depth (#48, docs/cudablur.md "High bit depth"): planes of
  * 16-bit little-endian words, each holding a sample v of `depth` bits (9

@@ -125,9 +125,7 @@ template < int RL, int RC, int CC > cudaError_t
 launch_words_planes (const CfBlurPlane * planes, int n_planes, int depth,
     int shift, CfBorder border, cudaStream_t stream)
 {
-  constexpr size_t smem = words_tile_smem < RL, 1 > () >
-      words_tile_smem < RC, CC > ()? words_tile_smem < RL, 1 > () :
-      words_tile_smem < RC, CC > ();
+  constexpr size_t smem = words_planes_smem < RL, RC, CC > ();
   WordTileArgs a = { };
   int blocks = 0;
   a.n_planes = n_planes;

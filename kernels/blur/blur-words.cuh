@@ -416,19 +416,33 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
     words_tile_columns < R, C > (p, x0, y0, mask, shift, tile);
 }
 
-/* blocks of bucket R an SM should hold at once, which caps the registers
- * (64 a thread for 4): sm_90's 227 KB of shared memory holds 4 tiles of
- * one channel up to radius 12, 4 of a P010 frame's launch (8, 4), 3 at
- * radius 16.  (5 at radius 8 would fit the shared memory, but 51
- * registers spill.) */
-template < int R > __host__ __device__ constexpr int
-words_tile_blocks_sm ()
+/* blocks an SM should hold at once of a kernel whose blocks have `smem`
+ * bytes of shared memory, at radius bucket r (the larger): as many as
+ * sm_90's 227 KB hold, at most 4 (3 at radius 16, whose one-channel tiles
+ * fit 4 times but then spill registers), which caps the registers to
+ * match (64 a thread for 4, 80 for 3, 128 for 2): 4 tiles of one channel
+ * up to radius 12, of two at radius 4, or of a frame's launch (8, 4); 3
+ * of one channel at 16, of two at 8, or of a launch (12, 8) or (16, 8)
+ * with two; 2 of two channels at 12 and 16.  (5 at radius 8 would fit
+ * the shared memory, but the 48 registers spill.) */
+__host__ __device__ constexpr int
+words_tile_blocks_sm (size_t smem, int r)
 {
-  return R <= 12 ? 4 : 3;
+  return r < 16 && 227 * 1024 / smem >= 4 ? 4 :
+      227 * 1024 / smem >= 3 ? 3 : 227 * 1024 / smem >= 2 ? 2 : 1;
+}
+
+/* the shared memory of a frame's launch: its larger tile */
+template < int RL, int RC, int CC > __host__ __device__ constexpr size_t
+words_planes_smem ()
+{
+  return words_tile_smem < RL, 1 > () > words_tile_smem < RC, CC > ()?
+      words_tile_smem < RL, 1 > () : words_tile_smem < RC, CC > ();
 }
 
 template < int R, int C > __global__ void
-__launch_bounds__ (kWordsTileThreads, words_tile_blocks_sm < R > ())
+__launch_bounds__ (kWordsTileThreads,
+    words_tile_blocks_sm (words_tile_smem < R, C > (), R))
 blur_words_tile_kernel (const __grid_constant__ WordTileArgs a)
 {
   extern __shared__ float tile[];
@@ -440,7 +454,8 @@ blur_words_tile_kernel (const __grid_constant__ WordTileArgs a)
  * radius bucket RL, then 1 or 2 more of CC channels and bucket RC; a
  * block tiles the plane its index falls in */
 template < int RL, int RC, int CC > __global__ void
-__launch_bounds__ (kWordsTileThreads, words_tile_blocks_sm < RL > ())
+__launch_bounds__ (kWordsTileThreads,
+    words_tile_blocks_sm (words_planes_smem < RL, RC, CC > (), RL))
 blur_words_planes_kernel (const __grid_constant__ WordTileArgs a)
 {
   extern __shared__ float tile[];

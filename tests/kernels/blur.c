@@ -572,7 +572,8 @@ run_words_case (gint w, gint h, gint channels, gint depth, gint shift,
 /* every channel count, border and sigma, P010's, I420_10's, P012's and
  * 16-bit layouts, on small odd frames and on frames wider than a tile
  * (192 pixels, or 160 with 2 channels) and taller than one (32 rows);
- * 4K P010 luma and chroma, and a luma plane the two passes take */
+ * 4K P010 luma and chroma, a luma plane the two passes take, and planes
+ * of two channels at the larger buckets */
 GST_START_TEST (test_blur_words_equals_reference)
 {
   /* with the next one halved for y: (0.3, 0.5) and (1, 1.3) in the one
@@ -611,6 +612,11 @@ GST_START_TEST (test_blur_words_equals_reference)
       PITCH_PADDED, FALSE);
   run_words_case (1920, 1080, 1, 12, 4, 20, 20, CF_BORDER_CONSTANT,
       PITCH_PADDED, FALSE);
+  /* two channels with tiles inside the frame at buckets 12 and 16 */
+  run_words_case (1921, 1081, 2, 10, 6, 4, 4, CF_BORDER_REFLECT_101,
+      PITCH_PADDED, FALSE);
+  run_words_case (1921, 1081, 2, 16, 0, 5, 5, CF_BORDER_CONSTANT,
+      PITCH_PADDED, FALSE);
 }
 
 GST_END_TEST;
@@ -619,15 +625,19 @@ GST_END_TEST;
  * reference: P010 (luma, then chroma of 2 channels at half size and half
  * sigma), I420_12 (3 planes, the chroma at half size) and Y444_16 (3
  * alike, the same sigma, which no one launch takes); sigma_y 0.7 sigma_x;
- * border values with bits above the depth.  `offset`: the sources and
- * destinations start 2 bytes into their allocations, on rows of padded
- * pitches (words off the 8-byte grid, outputs off 4 bytes) */
+ * border values with bits above the depth.  `offset`: OFFSET_SOURCES,
+ * OFFSET_OUTPUTS or both, which start 2 bytes into their allocations, on
+ * rows of padded pitches (words off the 8-byte grid, outputs off 4
+ * bytes) */
 typedef enum
 { LAYOUT_P010, LAYOUT_I420_12, LAYOUT_Y444_16 } PlanesLayout;
 
+#define OFFSET_SOURCES 1
+#define OFFSET_OUTPUTS 2
+
 static void
 run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
-    CfBorder border, PitchMode mode, gboolean offset)
+    CfBorder border, PitchMode mode, gint offset)
 {
   static const struct
   {
@@ -635,12 +645,14 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
     gint depth, shift;
   } layouts[] = { {"P010", 10, 6}, {"I420_12", 12, 0}, {"Y444_16", 16, 0} };
   const gint depth = layouts[layout].depth, shift = layouts[layout].shift;
-  const gsize extra = offset ? 2 : 0;
+  const gsize extra = offset & OFFSET_SOURCES ? 2 : 0;
+  const gsize out_extra = offset & OFFSET_OUTPUTS ? 2 : 0;
   gboolean subsampled = layout != LAYOUT_Y444_16;
   gint n = layout == LAYOUT_P010 ? 2 : 3, i, c;
   gchar *what = g_strdup_printf ("blur planes of words %dx%d %s, sigma %g, "
       "border %d, pitch mode %d%s", w, h, layouts[layout].name, sigma, border,
-      mode, offset ? ", planes 2 bytes in" : "");
+      mode, offset == (OFFSET_SOURCES | OFFSET_OUTPUTS) ? ", planes 2 bytes in"
+      : offset ? ", sources or outputs 2 bytes in" : "");
   PlaneCase pc[3];
   CfBlurPlane planes[3];
   CfBlurKernel kx[3], ky[3];
@@ -656,18 +668,19 @@ run_words_planes_case (gint w, gint h, PlanesLayout layout, double sigma,
     frame_plane (w, h, n, subsampled, i, sigma, &pw, &ph, &ch, &sx);
     sy = 0.7 * sx;
     row = (gsize) (2 * pw * ch);
-    plane_case_init (&pc[i], row + extra, row + extra, ph, mode);
+    plane_case_init (&pc[i], row + extra, row + out_extra, ph, mode);
     plane_case_upload (&pc[i]);
     fail_unless (cf_blur_kernel_make (sx, cf_blur_radius_for_sigma (sx),
             CF_BLUR_WORD_BITS, &kx[i]) == 0);
     fail_unless (cf_blur_kernel_make (sy, cf_blur_radius_for_sigma (sy),
             CF_BLUR_WORD_BITS, &ky[i]) == 0);
     case_plane (&planes[i], &pc[i], extra, pw, ph, ch, &kx[i], &ky[i]);
-    planes[i].dst = pc[i].d_dst + pc[i].dst_off + extra;
+    planes[i].dst = pc[i].d_dst + pc[i].dst_off + out_extra;
     for (c = 0; c < 4; c++)
       planes[i].border_value[c] = g_rand_int_range (rand_, 0, 65536);
     cf_ref_blur_plane_words (pc[i].src + pc[i].src_off + extra,
-        pc[i].src_pitch, pc[i].want + pc[i].dst_off + extra, pc[i].dst_pitch,
+        pc[i].src_pitch, pc[i].want + pc[i].dst_off + out_extra,
+        pc[i].dst_pitch,
         pw, ph, ch, depth, shift, &kx[i], &ky[i], border,
         planes[i].border_value);
     scratch_size = MAX (scratch_size, cf_blur_word_scratch_bytes (pw, ph, ch));
@@ -701,19 +714,24 @@ GST_START_TEST (test_blur_planes_words_equals_reference)
         for (f = 0; f < G_N_ELEMENTS (frames); f++)
           for (mode = PITCH_TIGHT; mode <= PITCH_PADDED; mode++)
             run_words_planes_case (frames[f].w, frames[f].h, layout,
-                sigmas[s], border, mode, mode == PITCH_PADDED && f % 2);
+                sigmas[s], border, mode, mode == PITCH_PADDED
+                && f % 2 ? OFFSET_SOURCES | OFFSET_OUTPUTS : 0);
   for (layout = LAYOUT_P010; layout <= LAYOUT_Y444_16; layout++) {
     run_words_planes_case (1921, 1081, layout, 2.6, CF_BORDER_REPLICATE,
-        PITCH_PADDED, FALSE);
+        PITCH_PADDED, 0);
     run_words_planes_case (1921, 1081, layout, 5, CF_BORDER_CONSTANT,
-        PITCH_TIGHT, FALSE);
+        PITCH_TIGHT, 0);
     run_words_planes_case (1283, 517, layout, 2.6, CF_BORDER_REFLECT_101,
-        PITCH_PADDED, TRUE);
+        PITCH_PADDED, OFFSET_SOURCES | OFFSET_OUTPUTS);
     /* tiles inside the frame at the larger buckets, (12, 8) and (16, 8) */
     run_words_planes_case (1921, 1081, layout, 4, CF_BORDER_REFLECT_101,
-        PITCH_PADDED, FALSE);
+        PITCH_PADDED, 0);
     run_words_planes_case (1921, 1081, layout, 5, CF_BORDER_REPLICATE,
-        PITCH_PADDED, FALSE);
+        PITCH_PADDED, 0);
+    /* sources on 8 bytes (tiles inside staged 8 bytes a load), outputs
+     * off 4 (the columns stored a word at a time) */
+    run_words_planes_case (1921, 1081, layout, 2.6, CF_BORDER_REPLICATE,
+        PITCH_PADDED, OFFSET_OUTPUTS);
   }
 }
 
@@ -882,6 +900,27 @@ GST_START_TEST (test_blur_words_invalid_arguments)
     planes[1].dst = d + 1024 + 64;
     fail_unless (cf_blur_planes_words (planes, 2, 10, 6, CF_BORDER_REPLICATE,
             d + 4096, NULL) == 0);
+    fail_if (cf_blur_planes_overlap (planes, 2, 2));
+    fail_unless (cf_blur_planes_overlap (planes, 2, 4));
+  }
+  {
+    /* planes whose rows interleave (16 bytes, 32 apart) share no byte,
+     * but their ranges meet: refused together, blurred one by one */
+    CfBlurPlane rows[2] = {
+      {d, 32, d + 1024, 32, 8, 4, 1, &k, &k, {0, 0, 0, 0}},
+      {d + 16, 32, d + 1024 + 16, 32, 8, 4, 1, &k, &k, {0, 0, 0, 0}}
+    };
+
+    fail_unless (cf_blur_planes_overlap (rows, 2, 2));
+    fail_if (cf_blur_planes_words (rows, 2, 10, 6, CF_BORDER_REPLICATE,
+            d + 4096, NULL) == 0);
+    fail_unless (cf_blur_planes_words (&rows[0], 1, 10, 6,
+            CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+    fail_unless (cf_blur_planes_words (&rows[1], 1, 10, 6,
+            CF_BORDER_REPLICATE, d + 4096, NULL) == 0);
+    fail_if (cf_blur_planes_overlap (rows, 0, 2));
+    rows[1].height = 0;
+    fail_if (cf_blur_planes_overlap (rows, 2, 2));
   }
   /* packed 10-bit RGB: pointers and pitches off 4 bytes, short pitches,
    * no scratch, 8-bit weights */

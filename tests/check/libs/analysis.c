@@ -1512,7 +1512,9 @@ GST_START_TEST (test_frame_failed_half_way)
   self->marking = TRUE;
   self->miss_at = 40;
   self->fail_at = 60;
-  /* every sums buffer used (and marked) before the miss */
+  /* every sums buffer used (and marked) before the miss: 40 frames, more
+   * than the results' buffers (CF_RESULTS_N_SUMS, 17); were there more
+   * than 40, frame 41 would find its buffer unmarked and the test fail */
   push_frames_each_posted (c, 0, 40);
   fail_unless_equals_int (g_atomic_int_get (&self->dirty), 0);
   push_frames_each_posted (c, 40, 20);
