@@ -325,9 +325,8 @@ blur_plane_of (GstCudaBlur * self, const GstCudaFiltersFrame * in,
 
 /* Every plane blurred by one call (one launch where the kernels allow),
  * unless a plane is not blurred at all (sigma 0: copied as it is, bits
- * outside the samples included), or the planes' rows interleave (a video
- * meta's layout, which that call refuses).  Returns FALSE where it did
- * nothing. */
+ * outside the samples included) or the planes' rows interleave (the call
+ * refuses them).  Returns FALSE where it did nothing. */
 static gboolean
 blur_planes_at_once (const CfBlurPlane * planes, guint n, const gint * shifts,
     gboolean words, guint depth, CfBorder border, gpointer scratch,

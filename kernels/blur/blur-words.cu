@@ -1,9 +1,10 @@
 /* Gaussian blur of 10- to 16-bit samples in 16-bit words (#48): the C API
  * (cf_blur_plane_words, cf_blur_planes_words, cf_blur_rgb10a2) and the
- * dispatch between the one pass, a frame's planes in one launch and the
- * two passes (blur-words.cuh; packed 10-bit RGB's one pass:
- * blur-rgb10a2.cuh); the arithmetic is in cudafilters-kernels.h, "High bit
- * depth", the reasons in docs/design/high-bit-depth.md. */
+ * dispatch between the one pass and a frame's planes in one launch
+ * (blur-words-tile.cuh), the two passes (blur-words.cuh) and packed
+ * 10-bit RGB's one pass (blur-rgb10a2.cuh); the arithmetic is in
+ * cudafilters-kernels.h, "High bit depth", the reasons in
+ * docs/design/high-bit-depth.md. */
 #include "cudafilters-kernels.h"
 #include "kernels-common.cuh"
 #include "launch-settings.cuh"
@@ -11,6 +12,7 @@
 #include "blur-device.cuh"
 #include "blur-host.cuh"
 #include "blur-words.cuh"
+#include "blur-words-tile.cuh"
 #include "blur-rgb10a2.cuh"
 
 namespace {
@@ -313,6 +315,20 @@ cf_blur_plane_words (const void *src, size_t src_pitch, void *dst,
     for (int c = 0; c < 4; c++)
       p.border_value[c] = border_value[c];
   return cf_blur_planes_words (&p, 1, depth, shift, border, scratch, stream);
+}
+
+/* (the rule of cf_blur_planes too) */
+extern "C" int
+cf_blur_planes_overlap (const CfBlurPlane * planes, int n_planes,
+    int sample_bytes)
+{
+  if (!planes || n_planes < 1 || n_planes > CF_BLUR_MAX_PLANES
+      || sample_bytes < 1)
+    return 0;
+  for (int i = 0; i < n_planes; i++)
+    if (planes[i].width < 1 || planes[i].height < 1 || planes[i].channels < 1)
+      return 0;
+  return planes_overlap (planes, n_planes, (size_t) sample_bytes);
 }
 
 extern "C" CfError

@@ -590,19 +590,6 @@ cf_blur_planes (const CfBlurPlane * planes, int n_planes, CfBorder border,
   return err;
 }
 
-extern "C" int
-cf_blur_planes_overlap (const CfBlurPlane * planes, int n_planes,
-    int sample_bytes)
-{
-  if (!planes || n_planes < 1 || n_planes > CF_BLUR_MAX_PLANES
-      || sample_bytes < 1)
-    return 0;
-  for (int i = 0; i < n_planes; i++)
-    if (planes[i].width < 1 || planes[i].height < 1 || planes[i].channels < 1)
-      return 0;
-  return planes_overlap (planes, n_planes, (size_t) sample_bytes);
-}
-
 extern "C" unsigned long long
 cf_blur_planes_one_launches (void)
 {
