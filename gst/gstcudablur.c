@@ -59,8 +59,8 @@
 #endif
 
 #include "gstcudablur.h"
+#include "gstcudablurdevice.h"
 
-#include <math.h>
 #include <string.h>
 #include <gst/cuda/gstcudamemory.h>
 
@@ -93,14 +93,6 @@ enum
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, GRAY8, " \
   "I420, NV12, Y444, " CF_SYS_FORMATS_WORDS ", " CF_FORMATS_RGB10A2 " }"
 
-/* what the kernels are made from: sigma_y is the effective one */
-typedef struct
-{
-  double sigma_x, sigma_y;
-  gint radius;
-  CfBorder border;
-} BlurSettings;
-
 struct _GstCudaBlur
 {
   GstCudaFiltersBase parent;
@@ -113,15 +105,9 @@ struct _GstCudaBlur
   gboolean caps_equal;          /* input and output caps alike: passthrough
                                  * possible */
   /* the settings of the frame in hand, taken on the streaming thread */
-  BlurSettings frame;
-
-  /* the weights of the settings they were made for, per subsampling level
-   * (0: full size, 1: half), for 8-bit samples and for words; remade only
-   * when the settings change */
-  BlurSettings made_for;
-  gboolean made;
-  CfBlurKernel kx[2], ky[2];
-  CfBlurKernel word_kx[2], word_ky[2];
+  CfBlurSettings frame;
+  /* their weights, and the launches */
+  CfBlurDevice device;
 };
 
 #define gst_cuda_blur_parent_class parent_class
@@ -151,15 +137,15 @@ gst_cuda_blur_border_get_type (void)
 }
 
 static gboolean
-settings_are_identity (const BlurSettings * s)
+settings_are_identity (const CfBlurSettings * s)
 {
   return s->sigma_x == 0 && s->sigma_y == 0;
 }
 
-static BlurSettings
+static CfBlurSettings
 current_settings (GstCudaBlur * self)
 {
-  BlurSettings s;
+  CfBlurSettings s;
 
   memset (&s, 0, sizeof (s));   /* compared with memcmp */
   GST_OBJECT_LOCK (self);
@@ -191,38 +177,6 @@ update_passthrough (GstCudaBlur * self)
     gst_base_transform_set_passthrough (trans, passthrough);
     gst_base_transform_reconfigure_src (trans);
   }
-}
-
-/* The kernel along one direction for a plane subsampled by 2^sub */
-static void
-make_kernel (double sigma, gint radius, guint sub, int bits, CfBlurKernel * k)
-{
-  double s = sigma / (1 << sub);
-  gint r = radius > 0 ? (radius + (1 << sub) - 1) >> sub :
-      cf_blur_radius_for_sigma (s);
-
-  cf_blur_kernel_make (s, s > 0 ? MIN (r, CF_BLUR_MAX_RADIUS) : 0, bits, k);
-}
-
-static void
-ensure_kernels (GstCudaBlur * self, const BlurSettings * s)
-{
-  guint sub;
-
-  if (self->made && memcmp (&self->made_for, s, sizeof (*s)) == 0)
-    return;
-  for (sub = 0; sub < 2; sub++) {
-    make_kernel (s->sigma_x, s->radius, sub, CF_BLUR_H_BITS, &self->kx[sub]);
-    make_kernel (s->sigma_y, s->radius, sub, CF_BLUR_V_BITS, &self->ky[sub]);
-    make_kernel (s->sigma_x, s->radius, sub, CF_BLUR_WORD_BITS,
-        &self->word_kx[sub]);
-    make_kernel (s->sigma_y, s->radius, sub, CF_BLUR_WORD_BITS,
-        &self->word_ky[sub]);
-  }
-  self->made_for = *s;
-  self->made = TRUE;
-  GST_DEBUG_OBJECT (self, "kernels for sigma %g x %g: radius %d x %d",
-      s->sigma_x, s->sigma_y, self->kx[0].radius, self->ky[0].radius);
 }
 
 /* Each structure keeps its format and size, in its own memory type first,
@@ -270,6 +224,21 @@ gst_cuda_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+static CfError
+gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
+    const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
+    CfStream stream)
+{
+  GstCudaBlur *self = GST_CUDA_BLUR (base);
+  const CfBlurSettings *s = &self->frame;
+
+  if (cf_blur_device_make_weights (&self->device, s))
+    GST_DEBUG_OBJECT (self, "kernels for sigma %g x %g: radius %d x %d",
+        s->sigma_x, s->sigma_y, self->device.kx[0].radius,
+        self->device.ky[0].radius);
+  return cf_blur_device_blur (&self->device, base, in, out, s->border, stream);
+}
+
 static gboolean
 gst_cuda_blur_set_info (GstCudaFiltersBase * base, const GstVideoInfo * in,
     const GstVideoInfo * out)
@@ -285,167 +254,6 @@ gst_cuda_blur_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   /* the base class syncs controlled properties first */
   GST_BASE_TRANSFORM_CLASS (parent_class)->before_transform (trans, buffer);
   update_passthrough (GST_CUDA_BLUR (trans));
-}
-
-/* Plane p of the frames as the blur kernels take it, at any depth (at 8
- * bits the fields stand for bytes): its size, its samples a pixel (bytes,
- * or 16-bit words above 8 bits), the kernels of its subsampling, and the
- * constant border, black (Y 16 and chroma 128 at 8 bits, scaled to the
- * depth; 0 for RGB and grey).  Returns where its samples sit in their
- * words. */
-static guint
-blur_plane_of (GstCudaBlur * self, const GstCudaFiltersFrame * in,
-    const GstCudaFiltersFrame * out, guint p, CfBlurPlane * plane)
-{
-  const GstVideoFormatInfo *finfo = in->info->finfo;
-  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
-  gboolean words = depth > 8;
-  guint16 black = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) ?
-      (p == 0 ? 16 << (depth - 8) : 1 << (depth - 1)) : 0;
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-  guint wsub, hsub, c;
-
-  gst_video_format_info_component (finfo, p, comp);
-  wsub = MIN (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]), 1);
-  hsub = MIN (GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]), 1);
-  plane->src = in->data[p];
-  plane->src_pitch = in->stride[p];
-  plane->dst = out->data[p];
-  plane->dst_pitch = out->stride[p];
-  plane->width = GST_VIDEO_INFO_COMP_WIDTH (in->info, comp[0]);
-  plane->height = GST_VIDEO_INFO_COMP_HEIGHT (in->info, comp[0]);
-  plane->channels = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]) /
-      (words ? 2 : 1);
-  plane->kx = words ? &self->word_kx[wsub] : &self->kx[wsub];
-  plane->ky = words ? &self->word_ky[hsub] : &self->ky[hsub];
-  for (c = 0; c < 4; c++)
-    plane->border_value[c] = black;
-  return GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp[0]);
-}
-
-/* Every plane blurred by one call (one launch where the kernels allow),
- * unless a plane is not blurred at all (sigma 0: copied as it is, bits
- * outside the samples included) or the planes' rows interleave (the call
- * refuses them).  Returns FALSE where it did nothing. */
-static gboolean
-blur_planes_at_once (const CfBlurPlane * planes, guint n, const gint * shifts,
-    gboolean words, guint depth, CfBorder border, gpointer scratch,
-    CfStream stream, CfError * err)
-{
-  guint p;
-
-  if (n > CF_BLUR_MAX_PLANES)
-    return FALSE;
-  for (p = 0; p < n; p++) {
-    if (planes[p].kx->radius == 0 && planes[p].ky->radius == 0)
-      return FALSE;
-    /* one shift for all: every format of words has one */
-    if (shifts[p] != shifts[0])
-      return FALSE;
-  }
-  if (cf_blur_planes_overlap (planes, (int) n, words ? 2 : 1))
-    return FALSE;
-  *err = words ? cf_blur_planes_words (planes, (int) n, (int) depth,
-      shifts[0], border, scratch, stream) :
-      cf_blur_planes (planes, (int) n, border, scratch, stream);
-  return TRUE;
-}
-
-/* Packed 10-bit RGB: its four fields (R, G, B and alpha) as 4 channels
- * of 10-bit samples, or copied where the kernels have radius 0 */
-static CfError
-blur_rgb10a2 (GstCudaFiltersBase * base, GstCudaBlur * self,
-    const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
-    CfBorder border, CfStream stream)
-{
-  gint width = GST_VIDEO_INFO_WIDTH (in->info);
-  gint height = GST_VIDEO_INFO_HEIGHT (in->info);
-  gpointer scratch;
-
-  if (self->word_kx[0].radius == 0 && self->word_ky[0].radius == 0)
-    return cf_copy_plane (in->data[0], in->stride[0], out->data[0],
-        out->stride[0], (gsize) width * 4, height, stream);
-  /* (the one pass keeps its intermediate in shared memory) */
-  if (cf_blur_rgb10a2_one_pass (&self->word_kx[0], &self->word_ky[0])) {
-    scratch = NULL;
-  } else {
-    scratch = gst_cuda_filters_base_get_scratch (base,
-        cf_blur_word_scratch_bytes (width, height, 4));
-    if (!scratch)
-      return CF_ERROR_MEMORY_ALLOCATION;
-  }
-  return cf_blur_rgb10a2 (in->data[0], in->stride[0], out->data[0],
-      out->stride[0], width, height, &self->word_kx[0], &self->word_ky[0],
-      border, scratch, stream);
-}
-
-static CfError
-gst_cuda_blur_process (GstCudaFiltersBase * base, GstBuffer * inbuf,
-    const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
-    CfStream stream)
-{
-  GstCudaBlur *self = GST_CUDA_BLUR (base);
-  /* above 8 bits: 16-bit words, each holding a sample of depth bits */
-  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (in->info->finfo, 0);
-  gboolean words = depth > 8;
-  guint word_bytes = words ? 2 : 1;
-  BlurSettings s = self->frame;
-  CfBlurPlane planes[GST_VIDEO_MAX_PLANES];
-  gint shifts[GST_VIDEO_MAX_PLANES];
-  gsize scratch_size = 0;
-  gpointer scratch;
-  CfError err = 0;
-  guint n, p;
-
-  ensure_kernels (self, &s);
-
-  if (GST_VIDEO_INFO_FORMAT (in->info) == GST_VIDEO_FORMAT_RGB10A2_LE ||
-      GST_VIDEO_INFO_FORMAT (in->info) == GST_VIDEO_FORMAT_BGR10A2_LE)
-    return blur_rgb10a2 (base, self, in, out, s.border, stream);
-
-  n = GST_VIDEO_INFO_N_PLANES (in->info);
-  /* the intermediate of the largest plane; planes take turns with it on
-   * the one stream */
-  for (p = 0; p < n; p++) {
-    shifts[p] = (gint) blur_plane_of (self, in, out, p, &planes[p]);
-    scratch_size = MAX (scratch_size, words ?
-        cf_blur_word_scratch_bytes (planes[p].width, planes[p].height,
-            planes[p].channels) :
-        cf_blur_scratch_bytes (planes[p].width, planes[p].height,
-            planes[p].channels));
-  }
-  scratch = gst_cuda_filters_base_get_scratch (base, scratch_size);
-  if (!scratch)
-    return CF_ERROR_MEMORY_ALLOCATION;
-
-  if (blur_planes_at_once (planes, n, shifts, words, depth, s.border, scratch,
-          stream, &err))
-    return err;
-
-  for (p = 0; err == 0 && p < n; p++) {
-    const CfBlurPlane *plane = &planes[p];
-
-    if (plane->kx->radius == 0 && plane->ky->radius == 0) {
-      err = cf_copy_plane (plane->src, plane->src_pitch, plane->dst,
-          plane->dst_pitch, (gsize) plane->width * plane->channels *
-          word_bytes, plane->height, stream);
-    } else if (words) {
-      err = cf_blur_plane_words (plane->src, plane->src_pitch, plane->dst,
-          plane->dst_pitch, plane->width, plane->height, plane->channels,
-          (int) depth, shifts[p], plane->kx, plane->ky, s.border,
-          plane->border_value, scratch, stream);
-    } else {
-      guint8 border_value[4];
-      guint c;
-
-      for (c = 0; c < 4; c++)
-        border_value[c] = (guint8) plane->border_value[c];
-      err = cf_blur_plane (plane->src, plane->src_pitch, plane->dst,
-          plane->dst_pitch, plane->width, plane->height, plane->channels,
-          plane->kx, plane->ky, s.border, border_value, scratch, stream);
-    }
-  }
-  return err;
 }
 
 static void
