@@ -112,29 +112,43 @@ words_tile_columns (const WordTilePlane & p, int x0, int y0, uint32_t mask,
   }
 }
 
+/* rows of a pair of columns a thread sums: 8 for two channels up to
+ * radius 4, whose 8 + 2 R pairs of t fit the registers of 4 blocks an SM
+ * (half the loads and index work an output that 4 rows take), otherwise
+ * kWordsTilePairRows (8 spill at one channel, at radius 4 in a frame's
+ * launch too) */
+template < int R, int C > __host__ __device__ constexpr int
+words_tile_pair_rows ()
+{
+  return R <= 4 && C == 2 ? 8 : kWordsTilePairRows;
+}
+
 /* The same a pair of neighbouring columns at a time (8 bytes of t a
  * load, 4 bytes of words a store where the rows are on 4 bytes), a
- * thread kWordsTilePairRows outputs of each: fewer instructions an
+ * thread words_tile_pair_rows () outputs of each: fewer instructions an
  * output, and at radii up to kWordsTilePairsMaxRadius the registers
- * 4 blocks an SM allow */
-template < int R, int C > __device__ __forceinline__ void
+ * 4 blocks an SM allow.  kFull: the tile lies inside the plane and its
+ * rows are on 4 bytes, so no store needs a check. */
+template < int R, int C, bool kFull > __device__ __forceinline__ void
 words_tile_column_pairs (const WordTilePlane & p, int x0, int y0,
     uint32_t mask, int shift, const float *tile)
 {
-  constexpr int KY = kWordsTilePairRows;
+  constexpr int KY = words_tile_pair_rows < R, C > ();
   constexpr int W = words_tile_pixels < C > ();
   constexpr int L = words_tile_row_floats < R, C > ();
   constexpr int kPairs = W * C / 2;
   static_assert ((W * C) % 2 == 0 && (R * C) % 2 == 0 && L % 2 == 0,
       "pairs of columns on 8-byte addresses of the tile");
+  static_assert (kWordsTileRows % KY == 0, "whole groups of rows");
   const size_t dst_pitch = p.dst_pitch;
   const int columns = (p.width - x0 < W ? p.width - x0 : W) * C;
   /* (x0 C is even: a pair's first word is on 4 bytes where the rows are) */
-  const bool pairs_aligned = (((uintptr_t) p.dst | dst_pitch) & 3) == 0;
+  const bool pairs_aligned = kFull ||
+      (((uintptr_t) p.dst | dst_pitch) & 3) == 0;
   for (int it = threadIdx.x; it < kPairs * (kWordsTileRows / KY);
       it += kWordsTileThreads) {
     const int col = 2 * (it % kPairs), g = it / kPairs;
-    if (col >= columns)
+    if (!kFull && col >= columns)
       continue;
     const float2 *column =
         reinterpret_cast < const float2 * >(tile + g * KY * L + R * C + col);
@@ -144,15 +158,15 @@ words_tile_column_pairs (const WordTilePlane & p, int x0, int y0,
       q[j] = column[j * (L / 2)];
     uint8_t *out = p.dst + (size_t) (y0 + g * KY) * dst_pitch +
         2 * ((size_t) x0 * C + col);
-    const int rows = p.height - (y0 + g * KY);
-    if (pairs_aligned && col + 1 < columns) {
+    const int rows = kFull ? KY : p.height - (y0 + g * KY);
+    if (pairs_aligned && (kFull || col + 1 < columns)) {
 #pragma unroll
       for (int k = 0; k < KY; k++, out += dst_pitch) {
         const float v0 = words_taps_fixed < R > (p.wy, [&](int i) {
               return q[k + R + i].x;});
         const float v1 = words_taps_fixed < R > (p.wy, [&](int i) {
               return q[k + R + i].y;});
-        if (k < rows)
+        if (kFull || k < rows)
           *(uint32_t *) out = word_out (v0, mask, shift) |
               (uint32_t) word_out (v1, mask, shift) << 16;
       }
@@ -321,9 +335,13 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
   __syncthreads ();
 
   /* columns */
-  if (R <= kWordsTilePairsMaxRadius)
-    words_tile_column_pairs < R, C > (p, x0, y0, mask, shift, tile);
-  else
+  if (R <= kWordsTilePairsMaxRadius) {
+    if (x0 + W <= width && y0 + kWordsTileRows <= height &&
+        (((uintptr_t) p.dst | p.dst_pitch) & 3) == 0)
+      words_tile_column_pairs < R, C, true > (p, x0, y0, mask, shift, tile);
+    else
+      words_tile_column_pairs < R, C, false > (p, x0, y0, mask, shift, tile);
+  } else
     words_tile_columns < R, C > (p, x0, y0, mask, shift, tile);
 }
 
