@@ -167,8 +167,7 @@ words_tile_column_pairs (const WordTilePlane & p, int x0, int y0,
         const float v1 = words_taps_fixed < R > (p.wy, [&](int i) {
               return q[k + R + i].y;});
         if (kFull || k < rows)
-          *(uint32_t *) out = word_out (v0, mask, shift) |
-              (uint32_t) word_out (v1, mask, shift) << 16;
+          *(uint32_t *) out = word_pair_out (v0, v1, mask, shift);
       }
     } else {
       /* rows off 4 bytes, or the last column alone */
@@ -221,6 +220,9 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
   static_assert ((K * C) % 2 == 0 && (R * C) % 2 == 0,
       "a lane's run and its t on 8-byte words");
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  /* (launch bounds hold blocks to kWordsTileThreads: the rows' guards
+   * fold where kRows is a multiple of kWarps) */
+  __builtin_assume (warp < kWarps);
   const bool rows_aligned = (((uintptr_t) src | src_pitch) & 7) == 0;
   uint32_t raw[kRowsWarp][kUnitsLane][2];
   if (rows_aligned && x0 >= R && x0 - R + L / C <= width && y0 >= R
@@ -287,6 +289,16 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
       }
     }
   }
+  /* A word's sample as a float without shifting it down: its bits left
+   * in place (the sample times 2^shift, under 2^16) under the exponent
+   * of 2^23 make 2^23 + sample 2^shift exactly, and one fma scales that
+   * by 2^-shift and takes 2^(23 - shift) away.  The exact result is the
+   * sample, so the fma's one rounding leaves it as it is: the value of
+   * int_to_float ((word >> shift) & mask), an instruction less for each
+   * low word. */
+  const uint32_t in_place = mask << shift;
+  const float unscale = __int_as_float ((127 - shift) << 23);
+  const float offset = kTwo23 * unscale;
 #pragma unroll
   for (int i = 0; i < kRowsWarp; i++) {
     const int r = warp + i * kWarps;
@@ -294,11 +306,16 @@ words_tile (const WordTilePlane & p, int index, int depth, int shift,
     for (int k = 0; k < kUnitsLane; k++) {
       if (r >= kRows || lane + 32 * k >= kUnitsRow)
         continue;
+      const uint32_t w0 = raw[i][k][0], w1 = raw[i][k][1];
       float4 f;
-      f.x = int_to_float ((raw[i][k][0] >> shift) & mask);
-      f.y = int_to_float ((raw[i][k][0] >> (16 + shift)) & mask);
-      f.z = int_to_float ((raw[i][k][1] >> shift) & mask);
-      f.w = int_to_float ((raw[i][k][1] >> (16 + shift)) & mask);
+      f.x = __fmaf_rn (__uint_as_float (0x4B000000u | (w0 & in_place)),
+          unscale, -offset);
+      f.y = __fmaf_rn (__uint_as_float (0x4B000000u | ((w0 >> 16) &
+                  in_place)), unscale, -offset);
+      f.z = __fmaf_rn (__uint_as_float (0x4B000000u | (w1 & in_place)),
+          unscale, -offset);
+      f.w = __fmaf_rn (__uint_as_float (0x4B000000u | ((w1 >> 16) &
+                  in_place)), unscale, -offset);
       reinterpret_cast < float4 * >(tile + r * L)[lane + 32 * k] = f;
     }
   }

@@ -89,12 +89,29 @@ two_pass_sample (const uint8_t * src, size_t pitch, int y, int index,
 }
 
 /* v rounded to the nearest integer, ties to even (v + 2^23 rounds so, and
- * v is below 2^17), at most mask, in its place in the word */
+ * v is below 2^17), at most mask; word_out: in its place in the word */
+__device__ __forceinline__ uint32_t
+word_value (float v, uint32_t mask)
+{
+  const uint32_t out = __float_as_uint (__fadd_rn (v, kTwo23)) - 0x4B000000u;
+  return out < mask ? out : mask;
+}
+
 __device__ __forceinline__ uint16_t
 word_out (float v, uint32_t mask, int shift)
 {
-  const uint32_t out = __float_as_uint (__fadd_rn (v, kTwo23)) - 0x4B000000u;
-  return (uint16_t) ((out < mask ? out : mask) << shift);
+  return (uint16_t) (word_value (v, mask) << shift);
+}
+
+/* the same of two neighbouring outputs, as one 32-bit word (v0 first in
+ * memory): the values' low halves side by side (each is at most mask,
+ * under 2^16), then shifted as one (a sample in its place stays within
+ * its 16 bits) */
+__device__ __forceinline__ uint32_t
+word_pair_out (float v0, float v1, uint32_t mask, int shift)
+{
+  return __byte_perm (word_value (v0, mask), word_value (v1, mask),
+      0x5410) << shift;
 }
 
 /* the one pass's blocks (blur-words-tile.cuh, blur-rgb10a2.cuh) and its
