@@ -3,11 +3,15 @@
  * 20, against the CPU reference applied plane by plane as docs/cudablur.md
  * defines; the formats of 10 to 16 bits likewise, and the packed 10-bit
  * RGB ones (each field blurred as a 10-bit sample); sigma changed while
- * playing; passthrough at sigma 0; and the GPU chain
+ * playing; passthrough at sigma 0; a frame in CUDA memory whose planes'
+ * rows interleave; and the GPU chain
  * cudaupload ! cudablur ! cudagray ! cudadownload. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 
 #include "cf-hbd.h"
 #include "cf-test-util.h"
@@ -266,6 +270,132 @@ GST_START_TEST (test_passthrough_and_changes)
 
 GST_END_TEST;
 
+/* A frame in CUDA memory whose planes' rows interleave: one pitch for
+ * all, each plane's rows starting where the plane before ends in the same
+ * line (a layout a video meta may describe).  The planes cannot go to one
+ * launch (it refuses planes that overlap), so cudablur blurs them one by
+ * one; each must still match its reference. */
+static void
+check_interleaved (GstCudaContext * context, GstVideoFormat format, gint w,
+    gint ht, const Settings * s)
+{
+  GstVideoInfo info, line;
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (context);
+  GstStructure *config;
+  GstCaps *caps;
+  GstContext *shared = gst_context_new_cuda_context (context);
+  GstElement *blur = gst_element_factory_make ("cudablur", NULL);
+  GstHarness *h;
+  GstBuffer *in = NULL, *host, *out;
+  GstVideoFrame frame;
+  GstMapInfo map;
+  gsize offset[GST_VIDEO_MAX_PLANES], line_bytes = 0;
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint p, n, rows_max = 0;
+  gchar *str;
+
+  gst_video_info_set_format (&info, format, w, ht);
+  n = GST_VIDEO_INFO_N_PLANES (&info);
+  for (p = 0; p < n; p++) {
+    gsize row_bytes;
+    guint rows;
+
+    cf_test_plane_extent (&info, p, &row_bytes, &rows);
+    offset[p] = line_bytes;
+    line_bytes += row_bytes;
+    rows_max = MAX (rows_max, rows);
+  }
+
+  /* the memory: an RGBA frame (the CUDA allocator has no GRAY8) at least
+   * a line of every plane wide, its pitch the planes' stride */
+  gst_video_info_set_format (&line, GST_VIDEO_FORMAT_RGBA,
+      (gint) (line_bytes + 3) / 4, (gint) rows_max);
+  caps = gst_video_info_to_caps (&line);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&line),
+      0, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  gst_caps_unref (caps);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &in, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_n_memory (in), 1);
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (in, 0)));
+  for (p = 0; p < n; p++)
+    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&GST_CUDA_MEMORY_CAST
+        (gst_buffer_peek_memory (in, 0))->info, 0);
+  fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+  cf_test_fill_random (rand_, map.data, map.size);
+  host = gst_buffer_new_memdup (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE, format, w,
+      ht, n, offset, stride);
+  gst_buffer_add_video_meta_full (host, GST_VIDEO_FRAME_FLAG_NONE, format, w,
+      ht, n, offset, stride);
+
+  gst_element_set_context (blur, shared);
+  gst_context_unref (shared);
+  h = gst_harness_new_with_element (blur, "sink", "src");
+  gst_object_unref (blur);
+  apply (h, s);
+  str = g_strdup_printf ("video/x-raw(memory:CUDAMemory), format=%s, "
+      "width=%d, height=%d, framerate=30/1", gst_video_format_to_string
+      (format), w, ht);
+  gst_harness_set_src_caps_str (h, str);
+  g_free (str);
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, host, GST_MAP_READ));
+  for (p = 0; p < n; p++) {
+    gsize row_bytes;
+    guint rows;
+    guint8 *want = reference_plane (&frame, p, s, &row_bytes, &rows);
+    guint64 bad = cf_test_count_plane_mismatches (out, &info, p, want,
+        row_bytes, rows);
+
+    fail_unless (bad == 0, "%s %dx%d, planes interleaved (stride %d): "
+        "plane %u: %" G_GUINT64_FORMAT " bytes differ",
+        gst_video_format_to_string (format), w, ht, stride[0], p, bad);
+    g_free (want);
+  }
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+  gst_buffer_unref (host);
+  gst_harness_teardown (h);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+GST_START_TEST (test_interleaved_planes)
+{
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_I420_10LE,
+  };
+  static const struct
+  {
+    gint w, h;
+  } shapes[] = { {640, 360}, {333, 187} };
+  Settings s = { 2.0, -1, 0, CF_BORDER_REPLICATE };
+  GstCudaContext *context;
+  guint f, z;
+
+  gst_cuda_memory_init_once ();
+  context = gst_cuda_context_new (0);
+  fail_unless (context != NULL, "no CUDA context on device 0");
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (z = 0; z < G_N_ELEMENTS (shapes); z++) {
+      s.border = z == 0 ? CF_BORDER_REPLICATE : CF_BORDER_CONSTANT;
+      check_interleaved (context, formats[f], shapes[z].w, shapes[z].h, &s);
+    }
+  gst_object_unref (context);
+}
+
+GST_END_TEST;
+
 /* cudaupload ! cudablur ! cudagray ! cudadownload: blurred, then grey */
 GST_START_TEST (test_chain_with_cudagray)
 {
@@ -310,6 +440,7 @@ CF_TEST_SUITE (cudablur_suite, "cudablur",
     CF_TEST (test_cuda_memory),
     CF_TEST (test_high_bit_depth), CF_TEST (test_packed_rgb),
     CF_TEST (test_sigmas_and_borders),
-    CF_TEST (test_passthrough_and_changes), CF_TEST (test_chain_with_cudagray));
+    CF_TEST (test_passthrough_and_changes), CF_TEST (test_interleaved_planes),
+    CF_TEST (test_chain_with_cudagray));
 
 CF_TEST_GPU_MAIN (cudablur, cf_test_gpu_available);
