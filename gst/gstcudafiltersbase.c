@@ -145,13 +145,12 @@ begin_frame (GstCudaFiltersBase * self, FrameRun * run)
     return FALSE;
   }
   if (!cf_frame_buffer_holds (run->inbuf, run->in_layout, &needed)) {
+    gchar *details = cf_frame_short_buffer_details (run->inbuf,
+        run->in_layout, &priv->in_info, needed);
+
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer is smaller than its caps say."),
-        ("buffer of %" G_GSIZE_FORMAT " bytes, but a %dx%d %s frame "
-            "needs %" G_GSIZE_FORMAT, gst_buffer_get_size (run->inbuf),
-            GST_VIDEO_INFO_WIDTH (&priv->in_info),
-            GST_VIDEO_INFO_HEIGHT (&priv->in_info),
-            GST_VIDEO_INFO_NAME (&priv->in_info), needed));
+        ("Input buffer is smaller than its caps say."), ("%s", details));
+    g_free (details);
     return FALSE;
   }
   if (!priv->stream) {

@@ -159,6 +159,31 @@ cf_frame_buffer_holds (GstBuffer * buffer,
   return size >= *needed;
 }
 
+/* Why @buffer does not hold a frame of @info laid out as @layout, once
+ * cf_frame_buffer_holds () has said so and given @needed: the element
+ * error's details.  Free with g_free (). */
+gchar *
+cf_frame_short_buffer_details (GstBuffer * buffer,
+    const GstVideoInfo * layout, const GstVideoInfo * info, gsize needed)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+
+  /* (G_MAXSIZE: no size would do, so say what the layout lacks) */
+  if (needed == G_MAXSIZE)
+    return g_strdup_printf ("buffer of %" G_GSIZE_FORMAT " bytes, whose %s "
+        "(%u planes) cannot hold a %dx%d %s frame (%u planes) at any size: "
+        "a plane missing, a stride shorter than a row, or an offset past "
+        "the largest buffer", gst_buffer_get_size (buffer),
+        meta ? "video meta" : "layout", meta ? meta->n_planes :
+        GST_VIDEO_INFO_N_PLANES (layout), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+        GST_VIDEO_INFO_N_PLANES (info));
+  return g_strdup_printf ("buffer of %" G_GSIZE_FORMAT " bytes, but a %dx%d "
+      "%s frame needs %" G_GSIZE_FORMAT, gst_buffer_get_size (buffer),
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      GST_VIDEO_INFO_NAME (info), needed);
+}
+
 /* Whether gst_video_frame_map() cannot give the planes as the upload and
  * download copy them: a bottom-up plane, or (with a video meta) a plane
  * that spans two or more memories, of which GStreamer 1.22 maps only the

@@ -73,6 +73,10 @@ guint64 cf_frame_caps_bytes (GstCaps * caps);
  * the size the frame needs (G_MAXSIZE when it cannot be met). */
 gboolean cf_frame_buffer_holds (GstBuffer * buffer,
     const GstVideoInfo * layout, gsize * needed);
+/* What the element error says of such a buffer: the size it needs, or
+ * what its layout lacks where no size would do */
+gchar *cf_frame_short_buffer_details (GstBuffer * buffer,
+    const GstVideoInfo * layout, const GstVideoInfo * info, gsize needed);
 
 /* Whether gst_video_frame_map() cannot give the planes as the upload and
  * download copy them: a bottom-up plane, or (with a video meta) a plane

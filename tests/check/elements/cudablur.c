@@ -286,7 +286,7 @@ check_interleaved (GstCudaContext * context, GstVideoFormat format, gint w,
   GstContext *shared = gst_context_new_cuda_context (context);
   GstElement *blur = gst_element_factory_make ("cudablur", NULL);
   GstHarness *h;
-  GstBuffer *in = NULL, *host, *out;
+  GstBuffer *pooled = NULL, *in, *host, *out;
   GstVideoFrame frame;
   GstMapInfo map;
   gsize offset[GST_VIDEO_MAX_PLANES], line_bytes = 0;
@@ -317,17 +317,21 @@ check_interleaved (GstCudaContext * context, GstVideoFormat format, gint w,
   fail_unless (gst_buffer_pool_set_config (pool, config));
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   gst_caps_unref (caps);
-  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &in, NULL),
-      GST_FLOW_OK);
-  fail_unless_equals_int (gst_buffer_n_memory (in), 1);
-  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (in, 0)));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &pooled,
+          NULL), GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_n_memory (pooled), 1);
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (pooled, 0)));
   for (p = 0; p < n; p++)
     stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&GST_CUDA_MEMORY_CAST
-        (gst_buffer_peek_memory (in, 0))->info, 0);
-  fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+        (gst_buffer_peek_memory (pooled, 0))->info, 0);
+  fail_unless (gst_buffer_map (pooled, &map, GST_MAP_WRITE));
   cf_test_fill_random (rand_, map.data, map.size);
   host = gst_buffer_new_memdup (map.data, map.size);
-  gst_buffer_unmap (in, &map);
+  gst_buffer_unmap (pooled, &map);
+  /* the memory in a buffer of its own: the pool's buffer has a video
+   * meta of the RGBA frame already, which it keeps */
+  in = gst_buffer_new ();
+  gst_buffer_append_memory (in, gst_buffer_get_memory (pooled, 0));
   gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE, format, w,
       ht, n, offset, stride);
   gst_buffer_add_video_meta_full (host, GST_VIDEO_FRAME_FLAG_NONE, format, w,
@@ -365,6 +369,7 @@ check_interleaved (GstCudaContext * context, GstVideoFormat format, gint w,
   gst_buffer_unref (out);
   gst_buffer_unref (host);
   gst_harness_teardown (h);
+  gst_buffer_unref (pooled);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
 }

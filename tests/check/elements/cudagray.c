@@ -382,8 +382,9 @@ pop_error (GstBus * bus)
   return msg;
 }
 
-/* A buffer shorter than its caps, or whose video meta points past its end:
- * a flow error and an element error, never a read past the end. */
+/* A buffer shorter than its caps, or whose video meta points past its end,
+ * has a stride shorter than a row or lacks a plane: a flow error and an
+ * element error, never a read past the end. */
 GST_START_TEST (test_short_buffer_is_an_error)
 {
   GstHarness *h = gst_harness_new ("cudagray");
@@ -391,6 +392,7 @@ GST_START_TEST (test_short_buffer_is_an_error)
   GstBuffer *buf;
   GstMessage *msg;
   GError *err = NULL;
+  gchar *dbg = NULL;
   gsize offsets[4] = { 0, };
   gint strides[4] = { 64 * 4, };
 
@@ -414,6 +416,43 @@ GST_START_TEST (test_short_buffer_is_an_error)
       GST_VIDEO_FORMAT_RGBA, 64, 64, 1, offsets, strides);
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
   msg = pop_error (bus);
+  gst_message_unref (msg);
+
+  /* a meta that no size would do: a stride shorter than a row; its
+   * details say so rather than give a size */
+  buf = gst_buffer_new_allocate (NULL, 64 * 64 * 4, NULL);
+  strides[0] = 16;
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, 64, 64, 1, offsets, strides);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (strstr (err->message, "smaller than its caps"), "%s",
+      err->message);
+  fail_unless (dbg && strstr (dbg, "cannot hold") && strstr (dbg,
+          "video meta (1 planes)"), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+
+  /* an NV12 frame whose meta describes its luma alone */
+  h = gst_harness_new ("cudagray");
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw, format=NV12, width=64, "
+      "height=64, framerate=30/1");
+  buf = gst_buffer_new_allocate (NULL, 64 * 64 * 3 / 2, NULL);
+  strides[0] = 64;
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_NV12, 64, 64, 1, offsets, strides);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (dbg && strstr (dbg, "video meta (1 planes)") && strstr (dbg,
+          "(2 planes)"), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
   gst_message_unref (msg);
 
   gst_element_set_bus (h->element, NULL);
