@@ -17,8 +17,9 @@
 #include "gstcudafiltersbase.h"
 
 G_BEGIN_DECLS
+
 /* what the weights are made from: sigma_y is the effective one */
-    typedef struct
+typedef struct
 {
   double sigma_x, sigma_y;
   gint radius;
@@ -36,8 +37,10 @@ typedef struct
   CfBlurKernel word_kx[2], word_ky[2];
 } CfBlurDevice;
 
+/* the weights of s, unless made already (TRUE where it made them) */
 gboolean cf_blur_device_make_weights (CfBlurDevice * d,
     const CfBlurSettings * s);
+/* every plane of in blurred into out with the weights made last */
 CfError cf_blur_device_blur (CfBlurDevice * d, GstCudaFiltersBase * base,
     const GstCudaFiltersFrame * in, const GstCudaFiltersFrame * out,
     CfBorder border, CfStream stream);

@@ -171,13 +171,13 @@ cf_frame_short_buffer_details (GstBuffer * buffer,
   /* (G_MAXSIZE: no size would do, so say what the layout lacks) */
   if (needed == G_MAXSIZE)
     return g_strdup_printf ("buffer of %" G_GSIZE_FORMAT " bytes, whose %s "
-        "(%u planes) cannot hold a %dx%d %s frame (%u planes) at any size: "
-        "a plane missing, a stride shorter than a row, or an offset past "
-        "the largest buffer", gst_buffer_get_size (buffer),
-        meta ? "video meta" : "layout", meta ? meta->n_planes :
-        GST_VIDEO_INFO_N_PLANES (layout), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
-        GST_VIDEO_INFO_N_PLANES (info));
+        "of %u plane(s) cannot hold a %dx%d %s frame of %u at any size: a "
+        "plane missing, a stride shorter than a row, a bottom-up plane "
+        "starting before the buffer, or an offset past the largest buffer",
+        gst_buffer_get_size (buffer), meta ? "video meta" : "layout",
+        meta ? meta->n_planes : GST_VIDEO_INFO_N_PLANES (layout),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info));
   return g_strdup_printf ("buffer of %" G_GSIZE_FORMAT " bytes, but a %dx%d "
       "%s frame needs %" G_GSIZE_FORMAT, gst_buffer_get_size (buffer),
       GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),

@@ -3,8 +3,8 @@
  * 20, against the CPU reference applied plane by plane as docs/cudablur.md
  * defines; the formats of 10 to 16 bits likewise, and the packed 10-bit
  * RGB ones (each field blurred as a 10-bit sample); sigma changed while
- * playing; passthrough at sigma 0; a frame in CUDA memory whose planes'
- * rows interleave; and the GPU chain
+ * playing; passthrough at sigma 0; frames in CUDA memory whose planes'
+ * rows interleave, in and out (a launch a plane); and the GPU chain
  * cudaupload ! cudablur ! cudagray ! cudadownload. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -86,6 +86,31 @@ reference_plane (GstVideoFrame * in, guint p, const Settings * s,
   return out;
 }
 
+/* Every plane of @out (a frame of @in's format and size) against its
+ * reference from @in; @what names the case in a failure */
+static void
+check_planes (GstBuffer * out, GstVideoFrame * in, const Settings * s,
+    const gchar * what)
+{
+  GstVideoInfo info;            /* the caps' (a meta of out's rules) */
+  guint p;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FRAME_FORMAT (in),
+      GST_VIDEO_FRAME_WIDTH (in), GST_VIDEO_FRAME_HEIGHT (in));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    gsize row_bytes;
+    guint rows;
+    guint8 *want = reference_plane (in, p, s, &row_bytes, &rows);
+    guint64 bad = cf_test_count_plane_mismatches (out, &info, p, want,
+        row_bytes, rows);
+
+    fail_unless (bad == 0, "%s, sigma %g/%g radius %d border %d: plane %u: "
+        "%" G_GUINT64_FORMAT " bytes differ", what, s->sigma, s->sigma_y,
+        s->radius, s->border, p, bad);
+    g_free (want);
+  }
+}
+
 /* pushes a random frame, compares every plane of the output */
 static void
 check_frame (GstHarness * h, GstVideoFormat format, gint w, gint ht,
@@ -95,25 +120,17 @@ check_frame (GstHarness * h, GstVideoFormat format, gint w, gint ht,
   GstVideoInfo info;
   GstVideoFrame frame;
   GstBuffer *out;
-  guint p;
+  gchar *what;
 
   gst_video_info_set_format (&info, format, w, ht);
   fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
       GST_FLOW_OK);
   out = gst_harness_pull (h);
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
-    gsize row_bytes;
-    guint rows;
-    guint8 *want = reference_plane (&frame, p, s, &row_bytes, &rows);
-    guint64 bad = cf_test_count_plane_mismatches (out, &info, p, want,
-        row_bytes, rows);
-    fail_unless (bad == 0, "%s %dx%d pad %u sigma %g/%g radius %d border %d "
-        "plane %u: %" G_GUINT64_FORMAT " bytes differ",
-        gst_video_format_to_string (format), w, ht, pad, s->sigma,
-        s->sigma_y, s->radius, s->border, p, bad);
-    g_free (want);
-  }
+  what = g_strdup_printf ("%s %dx%d pad %u", gst_video_format_to_string
+      (format), w, ht, pad);
+  check_planes (out, &frame, s, what);
+  g_free (what);
   gst_video_frame_unmap (&frame);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
@@ -270,108 +287,181 @@ GST_START_TEST (test_passthrough_and_changes)
 
 GST_END_TEST;
 
-/* A frame in CUDA memory whose planes' rows interleave: one pitch for
- * all, each plane's rows starting where the plane before ends in the same
- * line (a layout a video meta may describe).  The planes cannot go to one
- * launch (it refuses planes that overlap), so cudablur blurs them one by
- * one; each must still match its reference. */
-static void
-check_interleaved (GstCudaContext * context, GstVideoFormat format, gint w,
-    gint ht, const Settings * s)
+/* ---- frames in CUDA memory whose planes' rows interleave ---- */
+
+/* A frame of @info in CUDA memory of @context, its planes' rows
+ * interleaved: one stride for all, each plane's rows starting where the
+ * plane before ends in the same line (a layout a video meta may
+ * describe).  The memory is an RGBA frame (the CUDA allocator has no
+ * GRAY8) of at least a line of every plane a row, its pitch the stride.
+ * With @host: random content, also copied there (same layout). */
+static GstBuffer *
+interleaved_frame (GstCudaContext * context, const GstVideoInfo * info,
+    GstBuffer ** host)
 {
-  GstVideoInfo info, line;
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (context);
-  GstStructure *config;
-  GstCaps *caps;
-  GstContext *shared = gst_context_new_cuda_context (context);
-  GstElement *blur = gst_element_factory_make ("cudablur", NULL);
-  GstHarness *h;
-  GstBuffer *pooled = NULL, *in, *host, *out;
-  GstVideoFrame frame;
+  GstAllocator *allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  GstVideoInfo lines;
+  GstMemory *mem;
+  GstBuffer *buf;
   GstMapInfo map;
   gsize offset[GST_VIDEO_MAX_PLANES], line_bytes = 0;
   gint stride[GST_VIDEO_MAX_PLANES];
-  guint p, n, rows_max = 0;
-  gchar *str;
+  guint p, n = GST_VIDEO_INFO_N_PLANES (info), rows_max = 0;
 
-  gst_video_info_set_format (&info, format, w, ht);
-  n = GST_VIDEO_INFO_N_PLANES (&info);
   for (p = 0; p < n; p++) {
     gsize row_bytes;
     guint rows;
 
-    cf_test_plane_extent (&info, p, &row_bytes, &rows);
+    cf_test_plane_extent (info, p, &row_bytes, &rows);
     offset[p] = line_bytes;
     line_bytes += row_bytes;
     rows_max = MAX (rows_max, rows);
   }
-
-  /* the memory: an RGBA frame (the CUDA allocator has no GRAY8) at least
-   * a line of every plane wide, its pitch the planes' stride */
-  gst_video_info_set_format (&line, GST_VIDEO_FORMAT_RGBA,
+  gst_video_info_set_format (&lines, GST_VIDEO_FORMAT_RGBA,
       (gint) (line_bytes + 3) / 4, (gint) rows_max);
-  caps = gst_video_info_to_caps (&line);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&line),
-      0, 0);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
-  gst_caps_unref (caps);
-  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &pooled,
-          NULL), GST_FLOW_OK);
-  fail_unless_equals_int (gst_buffer_n_memory (pooled), 1);
-  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (pooled, 0)));
+#ifdef HAVE_GST_CUDA_STREAM
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator), context,
+      NULL, &lines);
+#else
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator), context,
+      &lines);
+#endif
+  gst_object_unref (allocator);
+  fail_unless (mem != NULL, "no CUDA memory of %" G_GSIZE_FORMAT " x %u",
+      line_bytes, rows_max);
   for (p = 0; p < n; p++)
-    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&GST_CUDA_MEMORY_CAST
-        (gst_buffer_peek_memory (pooled, 0))->info, 0);
-  fail_unless (gst_buffer_map (pooled, &map, GST_MAP_WRITE));
-  cf_test_fill_random (rand_, map.data, map.size);
-  host = gst_buffer_new_memdup (map.data, map.size);
-  gst_buffer_unmap (pooled, &map);
-  /* the memory in a buffer of its own: the pool's buffer has a video
-   * meta of the RGBA frame already, which it keeps */
-  in = gst_buffer_new ();
-  gst_buffer_append_memory (in, gst_buffer_get_memory (pooled, 0));
-  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE, format, w,
-      ht, n, offset, stride);
-  gst_buffer_add_video_meta_full (host, GST_VIDEO_FRAME_FLAG_NONE, format, w,
-      ht, n, offset, stride);
+    stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&GST_CUDA_MEMORY_CAST (mem)->info,
+        0);
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  if (host) {
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+    cf_test_fill_random (rand_, map.data, map.size);
+    *host = gst_buffer_new_memdup (map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_add_video_meta_full (*host, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), n, offset, stride);
+  }
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), n, offset, stride);
+  return buf;
+}
+
+/* A CUDA buffer pool whose buffers are interleaved_frame ()s: a
+ * downstream pool that cudablur takes for its output (of its context) */
+typedef GstCudaBufferPool InterleavingPool;
+typedef GstCudaBufferPoolClass InterleavingPoolClass;
+G_DEFINE_TYPE (InterleavingPool, interleaving_pool, GST_TYPE_CUDA_BUFFER_POOL);
+
+static GstFlowReturn
+interleaving_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCaps *caps = NULL;
+  GstVideoInfo info;
+
+  fail_unless (gst_buffer_pool_config_get_params (config, &caps, NULL, NULL,
+          NULL) && caps && gst_video_info_from_caps (&info, caps));
+  gst_structure_free (config);
+  *buffer = interleaved_frame (GST_CUDA_BUFFER_POOL (pool)->context, &info,
+      NULL);
+  return GST_FLOW_OK;
+}
+
+static void
+interleaving_pool_class_init (InterleavingPoolClass * klass)
+{
+  GST_BUFFER_POOL_CLASS (klass)->alloc_buffer = interleaving_pool_alloc_buffer;
+}
+
+static void
+interleaving_pool_init (InterleavingPool * self)
+{
+}
+
+/* answers the allocation query of the harness's sink pad with @pool */
+static GstPadProbeReturn
+offer_pool (GstPad * pad, GstPadProbeInfo * info, gpointer pool)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstCaps *caps = NULL;
+  GstVideoInfo vinfo;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_allocation (query, &caps, NULL);
+  fail_unless (caps && gst_video_info_from_caps (&vinfo, caps));
+  gst_query_add_allocation_pool (query, GST_BUFFER_POOL (pool),
+      GST_VIDEO_INFO_SIZE (&vinfo), 0, 0);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* One frame of @format through cudablur with settings @s, its input
+ * interleaved in CUDA memory: with @cuda_out, into downstream's
+ * interleaving pool, whose planes' outputs overlap, so that no launch
+ * takes them all (the element blurs, or copies, plane by plane); else into
+ * system memory (one launch, reading the planes where they lie, or at
+ * sigma 0 a copy a plane).  Every plane against its reference. */
+static void
+check_interleaved (GstCudaContext * context, GstVideoFormat format, gint w,
+    gint ht, const Settings * s, gboolean cuda_out)
+{
+  GstVideoInfo info;
+  GstContext *shared = gst_context_new_cuda_context (context);
+  GstElement *blur = gst_element_factory_make ("cudablur", NULL);
+  GstBufferPool *pool = NULL;
+  GstHarness *h;
+  GstBuffer *in, *host, *out;
+  GstVideoFrame frame;
+  GstVideoMeta *meta;
+  gchar *str;
+
+  gst_video_info_set_format (&info, format, w, ht);
+  in = interleaved_frame (context, &info, &host);
 
   gst_element_set_context (blur, shared);
   gst_context_unref (shared);
   h = gst_harness_new_with_element (blur, "sink", "src");
   gst_object_unref (blur);
   apply (h, s);
+  if (cuda_out) {
+    pool = g_object_new (interleaving_pool_get_type (), NULL);
+    GST_CUDA_BUFFER_POOL (pool)->context = gst_object_ref (context);
+    gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+        offer_pool, pool, NULL);
+  }
   str = g_strdup_printf ("video/x-raw(memory:CUDAMemory), format=%s, "
       "width=%d, height=%d, framerate=30/1", gst_video_format_to_string
       (format), w, ht);
   gst_harness_set_src_caps_str (h, str);
   g_free (str);
-  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  gst_harness_set_sink_caps_str (h, cuda_out ?
+      "video/x-raw(memory:CUDAMemory)" : "video/x-raw");
 
   fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
   out = gst_harness_pull (h);
   fail_unless (out != NULL);
+  /* (the output went where it was meant to: the pool's layout) */
+  meta = gst_buffer_get_video_meta (out);
+  if (cuda_out)
+    fail_unless (meta && GST_VIDEO_INFO_N_PLANES (&info) > 1 &&
+        meta->offset[1] > 0 && meta->offset[1] < (gsize) meta->stride[0],
+        "the output is not the interleaving pool's");
   fail_unless (gst_video_frame_map (&frame, &info, host, GST_MAP_READ));
-  for (p = 0; p < n; p++) {
-    gsize row_bytes;
-    guint rows;
-    guint8 *want = reference_plane (&frame, p, s, &row_bytes, &rows);
-    guint64 bad = cf_test_count_plane_mismatches (out, &info, p, want,
-        row_bytes, rows);
-
-    fail_unless (bad == 0, "%s %dx%d, planes interleaved (stride %d): "
-        "plane %u: %" G_GUINT64_FORMAT " bytes differ",
-        gst_video_format_to_string (format), w, ht, stride[0], p, bad);
-    g_free (want);
-  }
+  str = g_strdup_printf ("%s %dx%d, planes interleaved, %s out",
+      gst_video_format_to_string (format), w, ht, cuda_out ? "CUDA" : "system");
+  check_planes (out, &frame, s, str);
+  g_free (str);
   gst_video_frame_unmap (&frame);
   gst_buffer_unref (out);
   gst_buffer_unref (host);
   gst_harness_teardown (h);
-  gst_buffer_unref (pooled);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
+  if (pool)
+    gst_object_unref (pool);
 }
 
 GST_START_TEST (test_interleaved_planes)
@@ -385,17 +475,24 @@ GST_START_TEST (test_interleaved_planes)
     gint w, h;
   } shapes[] = { {640, 360}, {333, 187} };
   Settings s = { 2.0, -1, 0, CF_BORDER_REPLICATE };
+  Settings zero = { 0, -1, 0, CF_BORDER_REPLICATE };
   GstCudaContext *context;
   guint f, z;
 
   gst_cuda_memory_init_once ();
   context = gst_cuda_context_new (0);
   fail_unless (context != NULL, "no CUDA context on device 0");
-  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
     for (z = 0; z < G_N_ELEMENTS (shapes); z++) {
       s.border = z == 0 ? CF_BORDER_REPLICATE : CF_BORDER_CONSTANT;
-      check_interleaved (context, formats[f], shapes[z].w, shapes[z].h, &s);
+      check_interleaved (context, formats[f], shapes[z].w, shapes[z].h, &s,
+          TRUE);
+      check_interleaved (context, formats[f], shapes[z].w, shapes[z].h, &s,
+          FALSE);
     }
+    /* sigma 0 into the other memory type: no passthrough, a copy */
+    check_interleaved (context, formats[f], 333, 187, &zero, FALSE);
+  }
   gst_object_unref (context);
 }
 

@@ -374,90 +374,69 @@ GST_START_TEST (test_proposed_pools)
 
 GST_END_TEST;
 
-static GstMessage *
-pop_error (GstBus * bus)
+/* Pushes @buf, a frame of 64 x 64 @format that its caps do not fit, into
+ * a fresh cudagray: a flow error, and an element error that says so, with
+ * @details in its details (or any) */
+static void
+check_short (const gchar * format, GstBuffer * buf, const gchar * details)
 {
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GstHarness *h = gst_harness_new ("cudagray");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *dbg = NULL, *caps;
+
+  gst_element_set_bus (h->element, bus);
+  caps = g_strdup_printf ("video/x-raw, format=%s, width=64, height=64, "
+      "framerate=30/1", format);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no error message was posted");
-  return msg;
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (strstr (err->message, "smaller than its caps"), "%s",
+      err->message);
+  fail_unless (!details || (dbg && strstr (dbg, details)), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+/* a buffer of @size bytes with a video meta of @n_planes, the first
+ * @stride apart and the second, if any, after the first's rows */
+static GstBuffer *
+buffer_with_meta (gsize size, GstVideoFormat format, guint n_planes,
+    gint stride)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+  gsize offsets[4] = { 0, (gsize) 64 * 64, };
+  gint strides[4] = { stride, stride, };
+
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, format,
+      64, 64, n_planes, offsets, strides);
+  return buf;
 }
 
 /* A buffer shorter than its caps, or whose video meta points past its end,
  * has a stride shorter than a row or lacks a plane: a flow error and an
- * element error, never a read past the end. */
+ * element error, never a read past the end; where no size would do, the
+ * details say what the layout lacks rather than give a size. */
 GST_START_TEST (test_short_buffer_is_an_error)
 {
-  GstHarness *h = gst_harness_new ("cudagray");
-  GstBus *bus = gst_bus_new ();
-  GstBuffer *buf;
-  GstMessage *msg;
-  GError *err = NULL;
-  gchar *dbg = NULL;
-  gsize offsets[4] = { 0, };
-  gint strides[4] = { 64 * 4, };
-
-  gst_element_set_bus (h->element, bus);
-  gst_harness_set_src_caps_str (h, "video/x-raw, format=RGBA, width=64, "
-      "height=64, framerate=30/1");
-
-  buf = gst_buffer_new_allocate (NULL, 100, NULL);
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
-  msg = pop_error (bus);
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "smaller than its caps"), "%s",
-      err->message);
-  g_clear_error (&err);
-  gst_message_unref (msg);
-
+  check_short ("RGBA", gst_buffer_new_allocate (NULL, 100, NULL),
+      "but a 64x64 RGBA frame needs 16384");
   /* large enough for the caps' size, but the meta's stride says more */
-  buf = gst_buffer_new_allocate (NULL, 64 * 64 * 4, NULL);
-  strides[0] = 64 * 4 + 16;
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_FORMAT_RGBA, 64, 64, 1, offsets, strides);
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
-  msg = pop_error (bus);
-  gst_message_unref (msg);
-
-  /* a meta that no size would do: a stride shorter than a row; its
-   * details say so rather than give a size */
-  buf = gst_buffer_new_allocate (NULL, 64 * 64 * 4, NULL);
-  strides[0] = 16;
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_FORMAT_RGBA, 64, 64, 1, offsets, strides);
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
-  msg = pop_error (bus);
-  gst_message_parse_error (msg, &err, &dbg);
-  fail_unless (strstr (err->message, "smaller than its caps"), "%s",
-      err->message);
-  fail_unless (dbg && strstr (dbg, "cannot hold") && strstr (dbg,
-          "video meta (1 planes)"), "%s", dbg);
-  g_clear_error (&err);
-  g_free (dbg);
-  gst_message_unref (msg);
-  gst_element_set_bus (h->element, NULL);
-  gst_harness_teardown (h);
-
+  check_short ("RGBA", buffer_with_meta (64 * 64 * 4, GST_VIDEO_FORMAT_RGBA,
+          1, 64 * 4 + 16), "needs");
+  check_short ("RGBA", buffer_with_meta (64 * 64 * 4, GST_VIDEO_FORMAT_RGBA,
+          1, 16), "video meta of 1 plane(s) cannot hold");
   /* an NV12 frame whose meta describes its luma alone */
-  h = gst_harness_new ("cudagray");
-  gst_element_set_bus (h->element, bus);
-  gst_harness_set_src_caps_str (h, "video/x-raw, format=NV12, width=64, "
-      "height=64, framerate=30/1");
-  buf = gst_buffer_new_allocate (NULL, 64 * 64 * 3 / 2, NULL);
-  strides[0] = 64;
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_FORMAT_NV12, 64, 64, 1, offsets, strides);
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
-  msg = pop_error (bus);
-  gst_message_parse_error (msg, &err, &dbg);
-  fail_unless (dbg && strstr (dbg, "video meta (1 planes)") && strstr (dbg,
-          "(2 planes)"), "%s", dbg);
-  g_clear_error (&err);
-  g_free (dbg);
-  gst_message_unref (msg);
-
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
+  check_short ("NV12", buffer_with_meta (64 * 64 * 3 / 2,
+          GST_VIDEO_FORMAT_NV12, 1, 64), "NV12 frame of 2");
 }
 
 GST_END_TEST;
