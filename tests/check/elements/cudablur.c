@@ -62,7 +62,16 @@ reference_plane (GstVideoFrame * in, guint p, const Settings * s,
   *row_bytes = (gsize) w *channels * (words ? 2 : 1);
   *rows = h;
   out = g_malloc (*row_bytes * h);
-  if (cf_hbd_is_rgb10a2 (GST_VIDEO_FORMAT_INFO_FORMAT (finfo))) {
+  if (sx == 0 && sy == 0) {
+    /* not blurred (sigma 0 into the other memory type): the plane as it
+     * is, bits outside the samples included */
+    const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    gint y;
+
+    for (y = 0; y < h; y++)
+      memcpy (out + (gsize) y * *row_bytes, src + (gsize) y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (in, p), *row_bytes);
+  } else if (cf_hbd_is_rgb10a2 (GST_VIDEO_FORMAT_INFO_FORMAT (finfo))) {
     /* four fields a pixel, each a 10-bit sample (alpha 2 bits) */
     *row_bytes = (gsize) w *4;
     out = g_realloc (out, *row_bytes * h);
