@@ -86,8 +86,10 @@ blur_plane_of (CfBlurDevice * d, const GstCudaFiltersFrame * in,
 
 /* Every plane blurred by one call (one launch where the kernels allow),
  * unless a plane is not blurred at all (sigma 0: copied as it is, bits
- * outside the samples included) or the planes' rows interleave (the call
- * refuses them).  Returns FALSE where it did nothing. */
+ * outside the samples included) or a plane's output spans another
+ * plane's input or output, as rows that interleave do (the call refuses
+ * them; inputs may share their span).  Returns FALSE where it did
+ * nothing. */
 static gboolean
 blur_planes_at_once (const CfBlurPlane * planes, guint n, const gint * shifts,
     gboolean words, guint depth, CfBorder border, gpointer scratch,
