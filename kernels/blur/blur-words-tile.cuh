@@ -114,9 +114,9 @@ words_tile_columns (const WordTilePlane & p, int x0, int y0, uint32_t mask,
 
 /* rows of a pair of columns a thread sums: 8 for two channels up to
  * radius 4, whose 8 + 2 R pairs of t fit the registers of 4 blocks an SM
- * (half the loads and index work an output that 4 rows take), otherwise
- * kWordsTilePairRows (8 spill at one channel, at radius 4 in a frame's
- * launch too) */
+ * (at radius 4, 16 loads for 16 outputs where 4 rows take 12 for 8, and
+ * half the index work an output), otherwise kWordsTilePairRows (8 spill
+ * at one channel, at radius 4 in a frame's launch too) */
 template < int R, int C > __host__ __device__ constexpr int
 words_tile_pair_rows ()
 {
