@@ -8,11 +8,11 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* GstCudaFiltersBase lives in three files: gstcudafiltersbase.c (the class,
- * its caps and the path of a frame), gstcudafilterscontext.c (the CUDA
- * context and stream: start, stop, sharing and adopting a context) and
- * gstcudafiltersalloc.c (the allocation queries).  This is the state they
- * share.  Internal to the plugin. */
+/* GstCudaFiltersBase lives in four files: gstcudafiltersbase.c (the class,
+ * its properties and caps), gstcudafilterspath.c (the path of a frame),
+ * gstcudafilterscontext.c (the CUDA context and stream: start, stop, sharing
+ * and adopting a context) and gstcudafiltersalloc.c (the allocation
+ * queries).  This is the state they share.  Internal to the plugin. */
 
 #ifndef __GST_CUDA_FILTERS_BASE_PRIVATE_H__
 #define __GST_CUDA_FILTERS_BASE_PRIVATE_H__
@@ -70,6 +70,11 @@ GstCudaFiltersBasePrivate *gst_cuda_filters_base_get_private
     (GstCudaFiltersBase * self);
 
 const gchar *cf_cu_error_name (CUresult result);
+
+/* gstcudafilterspath.c: runs one frame through the element (outbuf NULL
+ * for analysis elements); posts the element error when it fails */
+GstFlowReturn cf_path_run_frame (GstCudaFiltersBase * self, GstBuffer * inbuf,
+    GstBuffer * outbuf);
 
 /* gstcudafilterscontext.c */
 gboolean cf_context_start (GstCudaFiltersBase * self);

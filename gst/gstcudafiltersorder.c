@@ -9,10 +9,10 @@
  */
 
 /* Since 1.24 a GstCudaMemory carries the stream its producer writes it on,
- * and producers push before their writes are done.  The base class
- * (gstcudafiltersbase.c) orders its work with what is here: one stream
- * waiting for another through an event, and input frames held until the
- * GPU has read them.  Built against gstreamer-cuda-1.0 1.24 and later
+ * and producers push before their writes are done.  The base class's frame
+ * path (gstcudafilterspath.c) orders its work with what is here: one
+ * stream waiting for another through an event, and input frames held
+ * until the GPU has read them.  Built against gstreamer-cuda-1.0 1.24 and later
  * only (docs/design/gpu-path.md, "Streams"). */
 
 #ifdef HAVE_CONFIG_H
