@@ -123,6 +123,16 @@ words_tile_pair_rows ()
   return R <= 4 && C == 2 ? 8 : kWordsTilePairRows;
 }
 
+/* The column sums of a pair of columns around its output row: q[R] holds
+ * the output row's pair, q[0] and q[2 R] the ends of its taps */
+template < int R > __device__ __forceinline__ float2
+words_pair_taps (const float *wy, const float2 * q)
+{
+  return make_float2 (words_taps_fixed < R > (wy, [&](int i) {
+          return q[R + i].x;}), words_taps_fixed < R > (wy, [&](int i) {
+          return q[R + i].y;}));
+}
+
 /* The same a pair of neighbouring columns at a time (8 bytes of t a
  * load, 4 bytes of words a store where the rows are on 4 bytes), a
  * thread words_tile_pair_rows () outputs of each: fewer instructions an
@@ -162,26 +172,20 @@ words_tile_column_pairs (const WordTilePlane & p, int x0, int y0,
     if (pairs_aligned && (kFull || col + 1 < columns)) {
 #pragma unroll
       for (int k = 0; k < KY; k++, out += dst_pitch) {
-        const float v0 = words_taps_fixed < R > (p.wy, [&](int i) {
-              return q[k + R + i].x;});
-        const float v1 = words_taps_fixed < R > (p.wy, [&](int i) {
-              return q[k + R + i].y;});
+        const float2 v = words_pair_taps < R > (p.wy, q + k);
         if (kFull || k < rows)
-          *(uint32_t *) out = word_pair_out (v0, v1, mask, shift);
+          *(uint32_t *) out = word_pair_out (v.x, v.y, mask, shift);
       }
     } else {
       /* rows off 4 bytes, or the last column alone */
       const bool second = col + 1 < columns;
 #pragma unroll
       for (int k = 0; k < KY; k++, out += dst_pitch) {
-        const float v0 = words_taps_fixed < R > (p.wy, [&](int i) {
-              return q[k + R + i].x;});
-        const float v1 = words_taps_fixed < R > (p.wy, [&](int i) {
-              return q[k + R + i].y;});
+        const float2 v = words_pair_taps < R > (p.wy, q + k);
         if (k < rows) {
-          *(uint16_t *) out = word_out (v0, mask, shift);
+          *(uint16_t *) out = word_out (v.x, mask, shift);
           if (second)
-            *(uint16_t *) (out + 2) = word_out (v1, mask, shift);
+            *(uint16_t *) (out + 2) = word_out (v.y, mask, shift);
         }
       }
     }
