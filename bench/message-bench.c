@@ -2,10 +2,11 @@
  * message, as cudahist posts one a frame: a structure with four arrays
  * of 256 guint64 counts (RGBA), built with the base class's
  * gst_cuda_filters_structure_take_values, then wrapped in an element
- * message and freed.  No GPU.
+ * message and freed.  No GPU.  Buffers are filled again once their
+ * message is freed, as the elements do; --no-reuse allocates them anew.
  *
  *   message-bench [--messages 20000] [--channels 4] [--bins 256]
- *                 [--array-format value-array|buffer]
+ *                 [--array-format value-array|buffer] [--no-reuse]
  *
  * Prints the median over five rounds of the µs per message to build it
  * and to free it (docs/performance.md, "CPU per frame"). */
@@ -32,6 +33,8 @@ main (int argc, char **argv)
   guint64 *counts;
   GstObject *src;
   GstCudaFiltersArrayFormat format = GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY;
+  GstCudaFiltersValueBuffers buffers = { {NULL}, 0 };
+  GstCudaFiltersValueBuffers *reuse = &buffers;
 
   gst_init (&argc, &argv);
   for (i = 1; i < (guint) argc; i++) {
@@ -47,9 +50,12 @@ main (int argc, char **argv)
       format = !strcmp (argv[++i], "buffer") ?
           GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER :
           GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY;
+    else if (!strcmp (argv[i], "--no-reuse"))
+      reuse = NULL;
     else {
       fprintf (stderr, "usage: %s [--messages N] [--channels 1-4] "
-          "[--bins N] [--array-format value-array|buffer]\n", argv[0]);
+          "[--bins N] [--array-format value-array|buffer] [--no-reuse]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -74,7 +80,7 @@ main (int argc, char **argv)
 
       for (c = 0; c < channels; c++)
         gst_cuda_filters_structure_take_values (s, names[c], G_TYPE_UINT64,
-            bins, counts, format);
+            bins, counts, format, reuse);
       m = gst_message_new_element (src, s);
       t1 = g_get_monotonic_time ();
       gst_message_unref (m);
@@ -88,8 +94,10 @@ main (int argc, char **argv)
   qsort (free_us, 5, sizeof (double), compare_doubles);
   printf ("%u channels x %u counts as %s: build %.2f us, free %.2f us a "
       "message (median of 5 rounds of %u)\n", channels, bins,
-      format == GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER ? "buffers" :
-      "value arrays", build_us[2], free_us[2], n_messages);
+      format != GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER ? "value arrays" :
+      reuse ? "buffers filled again" : "new buffers", build_us[2],
+      free_us[2], n_messages);
+  gst_cuda_filters_value_buffers_clear (&buffers);
   gst_object_unref (src);
   g_free (counts);
   return 0;

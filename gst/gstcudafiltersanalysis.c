@@ -425,6 +425,7 @@ gst_cuda_filters_analysis_finalize (GObject * object)
   g_free (priv->total);
   g_free (priv->meta_total);
   cf_results_free (priv->results);
+  gst_cuda_filters_value_buffers_clear (&priv->value_buffers);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 

@@ -201,12 +201,35 @@ typedef enum
   (gst_cuda_filters_array_format_get_type ())
 GType gst_cuda_filters_array_format_get_type (void);
 
+/**
+ * GstCudaFiltersValueBuffers:
+ *
+ * The buffers an element last posted its long arrays in (format `buffer`),
+ * kept so that one whose message or meta is gone, held by nothing but
+ * this, is filled again instead of a new buffer being allocated for each
+ * array of each message.  Filled by one thread at a time; zero-initialised
+ * before use, emptied by gst_cuda_filters_value_buffers_clear().
+ */
+#define GST_CUDA_FILTERS_VALUE_BUFFERS 16
+
+typedef struct
+{
+  GstBuffer *buffers[GST_CUDA_FILTERS_VALUE_BUFFERS];
+  /* the one let go when none can be filled again */
+  guint next;
+} GstCudaFiltersValueBuffers;
+
+void gst_cuda_filters_value_buffers_clear (GstCudaFiltersValueBuffers *
+    reuse);
+
 void gst_cuda_filters_structure_take_values (GstStructure * s,
     const gchar * name, GType type, guint n, gconstpointer values,
-    GstCudaFiltersArrayFormat format);
+    GstCudaFiltersArrayFormat format, GstCudaFiltersValueBuffers * reuse);
 
-GstCudaFiltersArrayFormat
-gst_cuda_filters_analysis_get_array_format (GstCudaFiltersAnalysis * self);
+void gst_cuda_filters_analysis_take_values (GstCudaFiltersAnalysis * self,
+    GstStructure * s, const gchar * name, GType type, guint n,
+    gconstpointer values);
+
 
 void gst_cuda_filters_structure_set_common (GstStructure * s,
     GstClockTime pts, GstClockTime stream_time, GstClockTime running_time,

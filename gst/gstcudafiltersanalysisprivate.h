@@ -44,6 +44,8 @@ typedef struct
   /* under the results' lock (cf_results_lock) */
   /* the format of the message or meta fill_structure() fills */
   GstCudaFiltersArrayFormat filling_format;
+  /* the buffers of the long arrays posted last */
+  GstCudaFiltersValueBuffers value_buffers;
   GstVideoInfo info;
   gsize total_size;
   /* the interval being summed: frames stays under G_MAXUINT (the message's

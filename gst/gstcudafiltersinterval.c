@@ -84,17 +84,27 @@ cf_analysis_take_interval_message (GstCudaFiltersAnalysis * self)
 }
 
 /**
- * gst_cuda_filters_analysis_get_array_format:
+ * gst_cuda_filters_analysis_take_values:
  * @self: the element
+ * @s: the structure fill_structure() fills
+ * @name: the field
+ * @type: G_TYPE_UINT64, G_TYPE_UINT or G_TYPE_DOUBLE
+ * @n: how many values
+ * @values: @n guint64, guint or gdouble
  *
- * For fill_structure(): the format of the long arrays of the message or
- * meta it fills (#GstCudaFiltersAnalysis:array-format when its filling
- * began), for gst_cuda_filters_structure_take_values().
+ * For fill_structure(): gst_cuda_filters_structure_take_values() in the
+ * element's array format, filling again a buffer of an earlier message
+ * that is gone where there is one.
  */
-GstCudaFiltersArrayFormat
-gst_cuda_filters_analysis_get_array_format (GstCudaFiltersAnalysis * self)
+void
+gst_cuda_filters_analysis_take_values (GstCudaFiltersAnalysis * self,
+    GstStructure * s, const gchar * name, GType type, guint n,
+    gconstpointer values)
 {
-  return PRIV (self)->filling_format;
+  GstCudaFiltersAnalysisPrivate *priv = PRIV (self);
+
+  gst_cuda_filters_structure_take_values (s, name, type, n, values,
+      priv->filling_format, &priv->value_buffers);
 }
 
 /* Adds a finished frame to the interval; returns the message when that

@@ -116,6 +116,57 @@ gst_cuda_filters_array_format_get_type (void)
 }
 
 /**
+ * gst_cuda_filters_value_buffers_clear:
+ * @reuse: the buffers
+ *
+ * Lets go of the buffers @reuse holds (those still in a message or meta
+ * live on there).
+ */
+void
+gst_cuda_filters_value_buffers_clear (GstCudaFiltersValueBuffers * reuse)
+{
+  guint i;
+
+  for (i = 0; i < GST_CUDA_FILTERS_VALUE_BUFFERS; i++)
+    gst_clear_buffer (&reuse->buffers[i]);
+  reuse->next = 0;
+}
+
+/* A buffer of @size bytes holding @values: one of @reuse's that nothing
+ * else holds (its message is gone, and no copy shares its memory) and that
+ * has room, filled again, or a new one that @reuse then keeps. */
+static GstBuffer *
+value_buffer (GstCudaFiltersValueBuffers * reuse, gconstpointer values,
+    gsize size)
+{
+  GstBuffer *buf;
+  guint i;
+
+  if (!reuse)
+    return gst_buffer_new_memdup (values, size);
+  for (i = 0; i < GST_CUDA_FILTERS_VALUE_BUFFERS; i++) {
+    gsize max_size;
+
+    buf = reuse->buffers[i];
+    if (!buf || GST_MINI_OBJECT_REFCOUNT_VALUE (buf) != 1 ||
+        !gst_buffer_is_all_memory_writable (buf))
+      continue;
+    gst_buffer_get_sizes (buf, NULL, &max_size);
+    if (max_size < size)
+      continue;
+    gst_buffer_set_size (buf, size);
+    if (gst_buffer_fill (buf, 0, values, size) != size)
+      continue;
+    return gst_buffer_ref (buf);
+  }
+  buf = gst_buffer_new_memdup (values, size);
+  gst_clear_buffer (&reuse->buffers[reuse->next]);
+  reuse->buffers[reuse->next] = gst_buffer_ref (buf);
+  reuse->next = (reuse->next + 1) % GST_CUDA_FILTERS_VALUE_BUFFERS;
+  return buf;
+}
+
+/**
  * gst_cuda_filters_structure_take_values:
  * @s: the structure
  * @name: the field
@@ -123,17 +174,20 @@ gst_cuda_filters_array_format_get_type (void)
  * @n: how many values
  * @values: @n guint64, guint or gdouble
  * @format: how to post them
+ * @reuse: (nullable): buffers to fill again where one is free
  *
  * Sets field @name of @s to @values, a long array (a histogram's counts, a
  * profile): as gst_cuda_filters_structure_take_array() does, or, in
  * @format GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER, as a #GstBuffer holding a
  * copy of the @n values as they are in memory.  Building 1024 GValues and
  * the arrays that hold them is about half the CPU time a cudahist frame
- * takes (docs/performance.md); a buffer is one copy.
+ * takes (docs/performance.md); a buffer is one copy, and with @reuse
+ * mostly no allocation.
  */
 void
 gst_cuda_filters_structure_take_values (GstStructure * s, const gchar * name,
-    GType type, guint n, gconstpointer values, GstCudaFiltersArrayFormat format)
+    GType type, guint n, gconstpointer values, GstCudaFiltersArrayFormat format,
+    GstCudaFiltersValueBuffers * reuse)
 {
   GValue v = G_VALUE_INIT;
   gsize size = type == G_TYPE_UINT ? sizeof (guint) : sizeof (guint64);
@@ -143,7 +197,7 @@ gst_cuda_filters_structure_take_values (GstStructure * s, const gchar * name,
     return;
   }
   g_value_init (&v, GST_TYPE_BUFFER);
-  g_value_take_boxed (&v, n ? gst_buffer_new_memdup (values, n * size) :
+  g_value_take_boxed (&v, n ? value_buffer (reuse, values, n * size) :
       gst_buffer_new ());
   gst_structure_take_value (s, name, &v);
 }

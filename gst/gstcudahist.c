@@ -213,8 +213,6 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
 {
   GstCudaHist *self = GST_CUDA_HIST (analysis);
   const guint64 *sum = total;
-  GstCudaFiltersArrayFormat format =
-      gst_cuda_filters_analysis_get_array_format (analysis);
   guint bins, levels, channels, c, l;
 
   count_layout (region->depth, &levels, &channels);
@@ -245,8 +243,8 @@ gst_cuda_hist_fill_structure (GstCudaFiltersAnalysis * analysis,
       }
       counts = folded;
     }
-    gst_cuda_filters_structure_take_values (s, region->channel_names[c],
-        G_TYPE_UINT64, bins, counts, format);
+    gst_cuda_filters_analysis_take_values (analysis, s,
+        region->channel_names[c], G_TYPE_UINT64, bins, counts);
   }
 }
 

@@ -314,8 +314,6 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
   if ((t->has & HAS_PROFILES) && t->profile_frames > 0) {
     const guint64 *rows = total_rows (t);
     const guint64 *columns = rows + t->profile_height;
-    GstCudaFiltersArrayFormat format =
-        gst_cuda_filters_analysis_get_array_format (analysis);
     gdouble *means_y = gst_cuda_sum_profile_means (analysis,
         MAX ((gsize) t->profile_height + t->profile_width, 1));
     gdouble *means_x = means_y + t->profile_height;
@@ -328,10 +326,10 @@ gst_cuda_sum_fill_structure (GstCudaFiltersAnalysis * analysis,
     for (i = 0; i < t->profile_width; i++)
       means_x[i] = t->profile_height ? (gdouble) columns[i] /
           ((gdouble) t->profile_frames * t->profile_height) : 0.0;
-    gst_cuda_filters_structure_take_values (s, "row-means", G_TYPE_DOUBLE,
-        t->profile_height, means_y, format);
-    gst_cuda_filters_structure_take_values (s, "column-means", G_TYPE_DOUBLE,
-        t->profile_width, means_x, format);
+    gst_cuda_filters_analysis_take_values (analysis, s, "row-means",
+        G_TYPE_DOUBLE, t->profile_height, means_y);
+    gst_cuda_filters_analysis_take_values (analysis, s, "column-means",
+        G_TYPE_DOUBLE, t->profile_width, means_x);
   }
 
   if (t->has & HAS_CROP) {

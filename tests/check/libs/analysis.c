@@ -828,15 +828,18 @@ GST_START_TEST (test_array_formats)
   for (i = 0; i < G_N_ELEMENTS (means); i++)
     means[i] = g_rand_double_range (rand, 0, 255);
   gst_cuda_filters_structure_take_values (s, "counts", G_TYPE_UINT64,
-      G_N_ELEMENTS (counts), counts, GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY);
+      G_N_ELEMENTS (counts), counts, GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY,
+      NULL);
   gst_cuda_filters_structure_take_values (s, "counts-buffer", G_TYPE_UINT64,
-      G_N_ELEMENTS (counts), counts, GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER);
+      G_N_ELEMENTS (counts), counts, GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER,
+      NULL);
   gst_cuda_filters_structure_take_values (s, "means", G_TYPE_DOUBLE,
-      G_N_ELEMENTS (means), means, GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY);
+      G_N_ELEMENTS (means), means, GST_CUDA_FILTERS_ARRAY_FORMAT_VALUE_ARRAY,
+      NULL);
   gst_cuda_filters_structure_take_values (s, "means-buffer", G_TYPE_DOUBLE,
-      G_N_ELEMENTS (means), means, GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER);
+      G_N_ELEMENTS (means), means, GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER, NULL);
   gst_cuda_filters_structure_take_values (s, "none", G_TYPE_DOUBLE, 0, means,
-      GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER);
+      GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER, NULL);
   /* the values are copied: changing them now changes nothing */
   first = counts[0];
   counts[0] = ~first;
@@ -863,6 +866,111 @@ GST_START_TEST (test_array_formats)
   fail_unless_equals_int (cf_test_array_length (s, "none"), 0);
   g_rand_free (rand);
   gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+values_buffer (const GstStructure * s, const gchar * name)
+{
+  return gst_value_get_buffer (gst_structure_get_value (s, name));
+}
+
+/* A structure with @n random counts in field "counts" as a buffer filled
+ * through @reuse; the counts go to @counts */
+static GstStructure *
+reused_counts (GstCudaFiltersValueBuffers * reuse, GRand * rand, guint n,
+    guint64 * counts)
+{
+  GstStructure *s = gst_structure_new_empty ("test");
+  guint i;
+
+  for (i = 0; i < n; i++)
+    counts[i] = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+  gst_cuda_filters_structure_take_values (s, "counts", G_TYPE_UINT64, n,
+      counts, GST_CUDA_FILTERS_ARRAY_FORMAT_BUFFER, reuse);
+  return s;
+}
+
+static void
+check_counts (const GstStructure * s, const guint64 * counts, guint n)
+{
+  guint i;
+
+  fail_unless_equals_int (cf_test_array_length (s, "counts"), n);
+  for (i = 0; i < n; i++)
+    fail_unless (cf_test_array_uint64 (s, "counts", i) == counts[i]);
+}
+
+/* The buffers of long arrays are filled again once nothing else holds
+ * them: never while a message (or a copy sharing the memory) still does,
+ * never one too small, and never more than GST_CUDA_FILTERS_VALUE_BUFFERS
+ * kept. */
+GST_START_TEST (test_value_buffers_reused)
+{
+  GstCudaFiltersValueBuffers reuse = { {NULL}, 0 };
+  GRand *rand = g_rand_new ();
+  guint64 a[256], b[256], c[512], d[100];
+  GstStructure *held[GST_CUDA_FILTERS_VALUE_BUFFERS + 4];
+  GstStructure *s1, *s2, *s3;
+  GstBuffer *first, *copy;
+  guint i;
+
+  s1 = reused_counts (&reuse, rand, 256, a);
+  first = values_buffer (s1, "counts");
+  /* held by its message: a new one */
+  s2 = reused_counts (&reuse, rand, 256, b);
+  fail_if (values_buffer (s2, "counts") == first);
+  check_counts (s1, a, 256);
+  check_counts (s2, b, 256);
+  /* the message gone: its buffer again, with the new values */
+  gst_structure_free (s1);
+  s1 = reused_counts (&reuse, rand, 256, a);
+  fail_unless (values_buffer (s1, "counts") == first);
+  check_counts (s1, a, 256);
+  check_counts (s2, b, 256);
+  /* too small for 512: a new one; then a smaller array fits it */
+  gst_structure_free (s1);
+  s3 = reused_counts (&reuse, rand, 512, c);
+  fail_if (values_buffer (s3, "counts") == first);
+  check_counts (s3, c, 512);
+  s1 = reused_counts (&reuse, rand, 100, d);
+  fail_unless (values_buffer (s1, "counts") == first);
+  check_counts (s1, d, 100);
+  check_counts (s3, c, 512);
+  /* a copy that shares the memory keeps it from being written */
+  copy = gst_buffer_copy (values_buffer (s1, "counts"));
+  gst_structure_free (s1);
+  s1 = reused_counts (&reuse, rand, 100, a);
+  fail_if (values_buffer (s1, "counts") == first);
+  {
+    GstStructure *was = gst_structure_new ("test", "counts", GST_TYPE_BUFFER,
+        copy, NULL);
+    check_counts (was, d, 100);
+    gst_structure_free (was);
+  }
+  gst_buffer_unref (copy);
+  gst_structure_free (s1);
+  gst_structure_free (s2);
+  gst_structure_free (s3);
+
+  /* more messages held than buffers kept: each its own buffer, and the
+   * values of all right */
+  for (i = 0; i < G_N_ELEMENTS (held); i++) {
+    guint k;
+
+    held[i] = reused_counts (&reuse, rand, 256, a);
+    for (k = 0; k < i; k++)
+      fail_if (values_buffer (held[i], "counts") ==
+          values_buffer (held[k], "counts"));
+    check_counts (held[i], a, 256);
+  }
+  for (i = 0; i < G_N_ELEMENTS (held); i++)
+    gst_structure_free (held[i]);
+  gst_cuda_filters_value_buffers_clear (&reuse);
+  for (i = 0; i < GST_CUDA_FILTERS_VALUE_BUFFERS; i++)
+    fail_unless (reuse.buffers[i] == NULL);
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -1579,7 +1687,7 @@ CF_TEST_SUITE (analysis_cpu_suite, "analysis-cpu",
     CF_TEST (test_interval_limits),
     CF_TEST (test_u128_sum),
     CF_TEST (test_variance_numerator), CF_TEST (test_percentile),
-    CF_TEST (test_array_formats));
+    CF_TEST (test_array_formats), CF_TEST (test_value_buffers_reused));
 
 static gboolean
 gpu_present_and_element_registered (void)
