@@ -8,7 +8,8 @@ Each CSV is recognised by its header:
   kernels   gpu,op,variant,format,width,height,content,bytes,launch_us,
             sustained_us,floor_us,copy_us,cpu_us
   pipelines gpu,pipeline,input,format,width,height,frames,fps,
-            latency_ms_median,latency_ms_p99,pcie_bound_fps
+            latency_ms_median,latency_ms_p99,pcie_bound_fps[,
+            cpu_us_per_frame,cores,streams,gpus[,setup]]
 (empty fields: not measured).  Writes PNGs next to the first input, or into
 --out:
   kernels-OP.png        per op, time per frame against frame size (pixels),
@@ -19,6 +20,10 @@ Each CSV is recognised by its header:
                         input (pinned, pageable, cuda: GPU; system: CPU),
                         with the PCIe bound where there is one
   jobs-SIZE.png         per job (grey, blur, ...), GPU against CPU
+  streams-SIZE.png      aggregate frames per second against the number of
+                        streams (rows with a `streams` column: pipeline-bench
+                        --streams, and CSVs that add a `setup` column for N
+                        processes, with or without MPS), a panel a chain
 Repeated rows (several runs of the same case) are reduced to their median.
 """
 import argparse
@@ -33,6 +38,7 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 except ImportError:
     sys.exit("plot.py needs matplotlib, which is not installed here: "
              "apt-get install python3-matplotlib (or pip install matplotlib)")
@@ -242,8 +248,14 @@ def reduce_pipelines(rows):
     return out
 
 
+def one_stream(r):
+    """a row of one pipeline in one process (what pipelines-SIZE.png shows)"""
+    return (r.get("streams") or "1") == "1" and not r.get("setup") and \
+        r["input"] in INPUTS
+
+
 def plot_pipelines(rows, outdir):
-    cases = reduce_pipelines(rows)
+    cases = reduce_pipelines([r for r in rows if one_stream(r)])
     written = []
     for size in sorted({k[0] for k in cases},
                        key=lambda s: -int(s.split()[1].split("x")[0])):
@@ -348,6 +360,70 @@ def plot_pipelines(rows, outdir):
     return written
 
 
+# ---- many streams ----------------------------------------------------------
+
+# setup: how the N streams ran (pipeline-bench --streams: one process)
+SETUP_STYLES = {"one process": dict(marker="o", linestyle="-"),
+                "one process, MPS": dict(marker="v", linestyle="none"),
+                "processes": dict(marker="s", linestyle="--"),
+                "processes, MPS": dict(marker="^", linestyle="-.")}
+SETUP_LABELS = {"one process": "N pipelines in one process",
+                "one process, MPS": "N pipelines in one process, under MPS",
+                "processes": "N processes, time-sliced",
+                "processes, MPS": "N processes under MPS"}
+
+
+def plot_streams(rows, outdir):
+    """aggregate fps against the number of streams, a panel a chain: N
+    pipelines in one process (pipeline-bench --streams) and, from CSVs
+    with a `setup` column, N processes of one pipeline each"""
+    cases = {}
+    for r in rows:
+        if not r.get("streams") or num(r["fps"]) is None:
+            continue
+        size = "%s %sx%s" % (r["format"], r["width"], r["height"])
+        line = (r["input"], r.get("gpus") or "1",
+                r.get("setup") or "one process")
+        cases.setdefault((size, r["pipeline"]), {}).setdefault(
+            line, {}).setdefault(int(r["streams"]), []).append(num(r["fps"]))
+    written = []
+    for size in sorted({k[0] for k in cases}):
+        chains = [c for (sz, c) in cases if sz == size
+                  and any(len(pts) > 1 for pts in cases[(sz, c)].values())]
+        if not chains:
+            continue
+        fig, axes = plt.subplots(1, len(chains), squeeze=False,
+                                 figsize=(6.5 * len(chains), 4.8))
+        for ax, chain in zip(axes[0], chains):
+            for (inp, gpus, setup), pts in sorted(cases[(size, chain)].items()):
+                ns = sorted(pts)
+                label = "%s: %s%s" % (
+                    "decoded by nvh264dec" if inp == "h264"
+                    else "%s memory" % ("CUDA" if inp == "cuda" else inp),
+                    SETUP_LABELS.get(setup, setup),
+                    "" if gpus in ("0", "1") else ", %s GPUs" % gpus)
+                ax.plot(ns, [median(pts[n]) for n in ns], label=label,
+                        **SETUP_STYLES.get(setup, {}))
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(sorted({n for pts in cases[(size, chain)].values()
+                                  for n in pts}))
+            ax.get_xaxis().set_major_formatter(
+                matplotlib.ticker.ScalarFormatter())
+            ax.set_yscale("log")
+            ax.set_xlabel("streams (pipelines at once)")
+            ax.set_ylabel("frames per second, all streams (log)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.set_title(short(chain), fontsize=8)
+            ax.legend(fontsize=7)
+        fig.suptitle("Many streams, %s, %s" % (size, gpu_title(rows)))
+        fig.tight_layout(rect=(0, 0, 1, 0.95))
+        path = os.path.join(outdir, "streams-%s.png" % slug(size))
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -364,7 +440,9 @@ def main():
     if kernels:
         written += plot_kernels(kernels, outdir)
     if pipelines:
-        written += plot_pipelines(pipelines, outdir)
+        if any(one_stream(r) for r in pipelines):
+            written += plot_pipelines(pipelines, outdir)
+        written += plot_streams(pipelines, outdir)
     if not written:
         sys.exit("plot.py: the CSVs hold no rows")
     for path in written:
