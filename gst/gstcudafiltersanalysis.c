@@ -320,6 +320,10 @@ gst_cuda_filters_analysis_stop (GstBaseTransform * trans)
   cf_results_drop_pending (priv->results);
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   cf_results_stop (priv->results);
+  /* (buffers still in messages or metas live on there) */
+  cf_results_lock (priv->results);
+  gst_cuda_filters_value_buffers_clear (&priv->value_buffers);
+  cf_results_unlock (priv->results);
   return ret;
 }
 

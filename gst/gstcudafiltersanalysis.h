@@ -90,7 +90,8 @@ typedef struct
  *   any number of frames: what can pass 64 bits is summed in a
  *   #GstCudaFiltersU128.
  * @fill_structure: add the element's own fields for @total (@frames frames
- *   of @region's channels) to @s.
+ *   of @region's channels) to @s; long arrays through
+ *   gst_cuda_filters_analysis_take_values().  Called one call at a time.
  * @fits: optional: whether @result can be added to @total (of one frame or
  *   more) with every field the message posts still holding its value in
  *   its type (a G_TYPE_UINT64 sum, say).  When not, the interval is posted
@@ -204,11 +205,12 @@ GType gst_cuda_filters_array_format_get_type (void);
 /**
  * GstCudaFiltersValueBuffers:
  *
- * The buffers an element last posted its long arrays in (format `buffer`),
- * kept so that one whose message or meta is gone, held by nothing but
- * this, is filled again instead of a new buffer being allocated for each
- * array of each message.  Filled by one thread at a time; zero-initialised
- * before use, emptied by gst_cuda_filters_value_buffers_clear().
+ * The last buffers an element allocated for its long arrays (format
+ * `buffer`), kept so that one whose message or meta is gone, held by
+ * nothing but this (nor its memory by anyone), is filled again instead of
+ * a new buffer being allocated for each array of each message.  Filled by
+ * one thread at a time; zero-initialised before use, emptied by
+ * gst_cuda_filters_value_buffers_clear().
  */
 #define GST_CUDA_FILTERS_VALUE_BUFFERS 16
 

@@ -133,8 +133,9 @@ gst_cuda_filters_value_buffers_clear (GstCudaFiltersValueBuffers * reuse)
 }
 
 /* A buffer of @size bytes holding @values: one of @reuse's that nothing
- * else holds (its message is gone, and no copy shares its memory) and that
- * has room, filled again, or a new one that @reuse then keeps. */
+ * else holds (its message is gone, no copy shares its memory and no one
+ * holds a reference to the memory itself) and that has room, filled
+ * again, or a new one that @reuse then keeps. */
 static GstBuffer *
 value_buffer (GstCudaFiltersValueBuffers * reuse, gconstpointer values,
     gsize size)
@@ -149,7 +150,9 @@ value_buffer (GstCudaFiltersValueBuffers * reuse, gconstpointer values,
 
     buf = reuse->buffers[i];
     if (!buf || GST_MINI_OBJECT_REFCOUNT_VALUE (buf) != 1 ||
-        !gst_buffer_is_all_memory_writable (buf))
+        gst_buffer_n_memory (buf) != 1 ||
+        GST_MINI_OBJECT_REFCOUNT_VALUE (gst_buffer_peek_memory (buf, 0)) != 1
+        || !gst_buffer_is_all_memory_writable (buf))
       continue;
     gst_buffer_get_sizes (buf, NULL, &max_size);
     if (max_size < size)

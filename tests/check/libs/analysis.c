@@ -950,6 +950,22 @@ GST_START_TEST (test_value_buffers_reused)
     gst_structure_free (was);
   }
   gst_buffer_unref (copy);
+  /* so does a reference to the memory alone */
+  gst_structure_free (s1);
+  s1 = reused_counts (&reuse, rand, 100, d);
+  {
+    GstBuffer *buf = values_buffer (s1, "counts");
+    GstMemory *mem = gst_buffer_get_memory (buf, 0);
+    GstMapInfo map;
+
+    gst_structure_free (s1);
+    s1 = reused_counts (&reuse, rand, 100, a);
+    fail_if (values_buffer (s1, "counts") == buf);
+    fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+    fail_unless (memcmp (map.data, d, sizeof (d)) == 0);
+    gst_memory_unmap (mem, &map);
+    gst_memory_unref (mem);
+  }
   gst_structure_free (s1);
   gst_structure_free (s2);
   gst_structure_free (s3);
@@ -960,6 +976,9 @@ GST_START_TEST (test_value_buffers_reused)
     guint k;
 
     held[i] = reused_counts (&reuse, rand, 256, a);
+    /* the first: a buffer of 256 made smaller (100) grown back */
+    if (i == 0)
+      fail_unless (values_buffer (held[0], "counts") == first);
     for (k = 0; k < i; k++)
       fail_if (values_buffer (held[i], "counts") ==
           values_buffer (held[k], "counts"));
