@@ -232,7 +232,6 @@ void gst_cuda_filters_analysis_take_values (GstCudaFiltersAnalysis * self,
     GstStructure * s, const gchar * name, GType type, guint n,
     gconstpointer values);
 
-
 void gst_cuda_filters_structure_set_common (GstStructure * s,
     GstClockTime pts, GstClockTime stream_time, GstClockTime running_time,
     GstClockTime duration, guint frames, guint64 pixels,
